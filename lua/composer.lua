@@ -1,0 +1,62 @@
+--[[
+  Composer: decides every layer of one request in one atomic call.
+  KEYS[i]  the key of layer i
+  ARGV[1]  'consume' | 'refund'
+  ARGV[2]  now in epoch ms, or '' for the server's clock (TIME)
+  ARGV[3]  request id (sliding log entries and concurrency leases are stored under it)
+  ARGV[4]  n, the number of layers (= #KEYS)
+  then per layer: kind, cost, and the kind's nparams integer params
+  reply    consume: { now, all_allowed, then per layer: allowed, limit, remaining, reset_at, retry_after, delay }
+           refund:  { now }
+  Layers are all-or-nothing: every layer is decided without writing, and only if all allow are
+  the writes applied.
+]]
+local op, id = ARGV[1], ARGV[3]
+local now
+if ARGV[2] == '' then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+else
+  now = int_arg(ARGV[2], 'now')
+end
+local n = int_arg(ARGV[4], 'layer count')
+if n ~= #KEYS then return redis.error_reply('ERR floodgate: layer count does not match the number of keys') end
+
+local layers, cursor = {}, 5
+for i = 1, n do
+  local kind = ARGV[cursor]
+  local algorithm = ALGORITHMS[kind]
+  if algorithm == nil then return redis.error_reply('ERR floodgate: unknown algorithm ' .. tostring(kind)) end
+  local cost = int_arg(ARGV[cursor + 1], 'cost')
+  local p = {}
+  for j = 1, algorithm.nparams do
+    local value = int_arg(ARGV[cursor + 1 + j], kind .. ' param ' .. j)
+    p[j] = value
+  end
+  layers[i] = { algorithm = algorithm, cost = cost, p = p }
+  cursor = cursor + 2 + algorithm.nparams
+end
+
+if op == 'refund' then
+  for i = 1, n do
+    local layer = layers[i]
+    layer.algorithm.refund(KEYS[i], now, layer.cost, id, layer.p)
+  end
+  return { now }
+end
+if op ~= 'consume' then return redis.error_reply('ERR floodgate: unknown operation ' .. tostring(op)) end
+
+local reply, writes, all_allowed = { now, 1 }, {}, true
+for i = 1, n do
+  local layer = layers[i]
+  local outcome, write = layer.algorithm.decide(KEYS[i], now, layer.cost, id, layer.p)
+  if outcome[1] == 0 then all_allowed = false end
+  writes[i] = write
+  for j = 1, 6 do reply[#reply + 1] = outcome[j] end
+end
+if all_allowed then
+  for i = 1, n do writes[i]() end
+else
+  reply[2] = 0
+end
+return reply

@@ -1,0 +1,14 @@
+export { FloodgateError, InvalidOptionError, InvalidOptionTypeError, InvalidCostError, StoreError, StoreTimeoutError, BreakerOpenError, KeyFunctionError } from './errors';
+export { parseDuration } from './duration';
+export type { Duration } from './duration';
+export type { Algorithm, AlgorithmKind, Outcome } from './algorithms/types';
+export { fixedWindow } from './algorithms/fixed-window';
+export type { FixedWindowOptions, FixedWindowState } from './algorithms/fixed-window';
+export { MemoryStore } from './memory-store';
+export type { MemoryStoreOptions } from './memory-store';
+export type { Store, LayerCall, LayerOutcome } from './store';
+export { createLimiter } from './limiter';
+export type { Limiter, LimiterOptions, LimitRule, ConsumeOptions } from './limiter';
+export type { Decision, LayerResult } from './decision';
+export type { KeyContext, KeyFunction } from './keys/context';
+export { encodeIdentity, hashSecret } from './keys/identity';

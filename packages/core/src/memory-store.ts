@@ -1,0 +1,73 @@
+import { LRUCache } from 'lru-cache';
+import { ttlOf } from './algorithms/types';
+import { integerOption, functionOption, rejectUnknownKeys, requireObject } from './validate';
+import type { LayerCall, LayerOutcome, Store } from './store';
+
+export interface MemoryStoreOptions {
+  /** Most keys kept at once; the least recently used is forgotten first. Default 100,000. */
+  maxKeys?: number;
+  /** Time source in epoch ms. Default `Date.now`. */
+  clock?: () => number;
+}
+
+/**
+ * Keeps limiter state in this process, in an LRU bounded to `maxKeys`, each key expiring when its
+ * algorithm no longer needs it. The default store, and the local fallback when Redis is away.
+ *
+ * @example createLimiter({ store: new MemoryStore({ maxKeys: 10_000 }), limits })
+ */
+export class MemoryStore implements Store {
+  readonly local = true;
+  readonly clock: () => number;
+  readonly maxKeys: number;
+  readonly #entries: LRUCache<string, { state: unknown }>;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    const raw = requireObject('MemoryStore', options);
+    rejectUnknownKeys('MemoryStore', raw, ['maxKeys', 'clock']);
+    this.maxKeys = raw.maxKeys === undefined ? 100_000 : integerOption('MemoryStore.maxKeys', raw.maxKeys, 1);
+    this.clock = raw.clock === undefined ? Date.now : functionOption('MemoryStore.clock', raw.clock);
+    const clock = this.clock;
+    this.#entries = new LRUCache({ max: this.maxKeys, ttlResolution: 0, perf: { now: () => clock() } });
+  }
+
+  /** Number of keys held right now (expired ones may still count until touched). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  async consume(calls: readonly LayerCall[], requestId: string): Promise<LayerOutcome[]> {
+    return this.consumeNow(calls, requestId);
+  }
+
+  /** The synchronous core of `consume`, for callers that must not yield (the local fallback). */
+  consumeNow(calls: readonly LayerCall[], requestId: string): LayerOutcome[] {
+    const now = this.clock();
+    const decided = calls.map((call) =>
+      call.algorithm.decide(this.#entries.get(call.key)?.state, now, call.cost, requestId),
+    );
+    const allowed = decided.every((outcome) => outcome.allowed);
+    return decided.map(({ state, ...outcome }, index) => {
+      if (allowed && state !== undefined) {
+        this.#entries.set((calls[index] as LayerCall).key, { state }, { ttl: ttlOf(outcome, now) });
+      }
+      return outcome;
+    });
+  }
+
+  async refund(calls: readonly LayerCall[], requestId: string): Promise<void> {
+    const now = this.clock();
+    for (const call of calls) {
+      const entry = this.#entries.get(call.key);
+      if (entry === undefined) continue;
+      const state = call.algorithm.refund(entry.state, now, call.cost, requestId);
+      const remainingTtl = this.#entries.getRemainingTTL(call.key);
+      if (state !== undefined) this.#entries.set(call.key, { state }, { ttl: Math.max(1, remainingTtl) });
+    }
+  }
+
+  /** Forgets every key. */
+  clear(): void {
+    this.#entries.clear();
+  }
+}
