@@ -36,6 +36,11 @@ export interface Decision {
   results: LayerResult[];
   /** True when the shared store was out of reach and the decision was made without it. */
   degraded: boolean;
+  /**
+   * True when the store was out of reach and `failMode: 'closed'` denied the request: adapters
+   * answer 503 (not 429) with Retry-After.
+   */
+  unavailable?: boolean;
   /** Present when the request holds a concurrency slot: frees it; calling it again does nothing. */
   release?: () => Promise<void>;
 }

@@ -12,3 +12,4 @@ export type { Limiter, LimiterOptions, LimitRule, ConsumeOptions } from './limit
 export type { Decision, LayerResult } from './decision';
 export type { KeyContext, KeyFunction } from './keys/context';
 export { encodeIdentity, hashSecret } from './keys/identity';
+export { withDeadline } from './resilience/deadline';
