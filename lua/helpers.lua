@@ -33,3 +33,30 @@ local function hash_numbers(key, ...)
   for i = 1, #values do values[i] = tonumber(values[i]) end
   return values
 end
+
+-- Members `id:0` .. `id:(count-1)` of a sorted set (sliding log entries, concurrency leases), added
+-- or removed in chunks: one call with thousands of arguments would overflow unpack's stack.
+local MEMBER_CHUNK = 256
+
+local function zadd_members(key, score, id, count)
+  local i = 0
+  while i < count do
+    local args = {}
+    for j = i, math.min(count, i + MEMBER_CHUNK) - 1 do
+      args[#args + 1] = score
+      args[#args + 1] = id .. ':' .. j
+    end
+    redis.call('ZADD', key, unpack(args))
+    i = i + MEMBER_CHUNK
+  end
+end
+
+local function zrem_members(key, id, count)
+  local i = 0
+  while i < count do
+    local args = {}
+    for j = i, math.min(count, i + MEMBER_CHUNK) - 1 do args[#args + 1] = id .. ':' .. j end
+    redis.call('ZREM', key, unpack(args))
+    i = i + MEMBER_CHUNK
+  end
+end

@@ -4,6 +4,19 @@ export type { Duration } from './duration';
 export type { Algorithm, AlgorithmKind, Outcome } from './algorithms/types';
 export { fixedWindow } from './algorithms/fixed-window';
 export type { FixedWindowOptions, FixedWindowState } from './algorithms/fixed-window';
+export { slidingLog } from './algorithms/sliding-log';
+export type { SlidingLogOptions, SlidingLogState } from './algorithms/sliding-log';
+export { slidingWindow } from './algorithms/sliding-window';
+export type { SlidingWindowOptions, SlidingWindowState } from './algorithms/sliding-window';
+export { tokenBucket } from './algorithms/token-bucket';
+export type { TokenBucketOptions } from './algorithms/token-bucket';
+export { leakyBucket } from './algorithms/leaky-bucket';
+export type { LeakyBucketOptions } from './algorithms/leaky-bucket';
+export { gcra } from './algorithms/gcra';
+export type { GcraOptions } from './algorithms/gcra';
+export { concurrency } from './algorithms/concurrency';
+export type { ConcurrencyOptions, ConcurrencyState, Lease } from './algorithms/concurrency';
+export type { BucketState } from './algorithms/draining-bucket';
 export { MemoryStore } from './memory-store';
 export type { MemoryStoreOptions } from './memory-store';
 export type { Store, LayerCall, LayerOutcome } from './store';
@@ -13,3 +26,41 @@ export type { Decision, LayerResult } from './decision';
 export type { KeyContext, KeyFunction } from './keys/context';
 export { encodeIdentity, hashSecret } from './keys/identity';
 export { withDeadline } from './resilience/deadline';
+export type {
+  BreakerOptions,
+  DecisionEvent,
+  DenyCacheOption,
+  FailMode,
+  LimiterEvents,
+  ResilienceOptions,
+  StoreErrorEvent,
+} from './resilience/options';
+export type { BreakerChange, BreakerState } from './resilience/breaker';
+export { byIp } from './keys/by-ip';
+export type { ByIpOptions } from './keys/by-ip';
+export { byHeader } from './keys/by-header';
+export type { ByHeaderOptions } from './keys/by-header';
+export { byApiKey } from './keys/by-api-key';
+export type { ByApiKeyOptions } from './keys/by-api-key';
+export { byUser } from './keys/by-user';
+export type { UserId } from './keys/by-user';
+export { layered } from './layered';
+export type { LayeredOptions, IpLayer, UserLayer, ApiKeyLayer } from './layered';
+export { buildHeaders, parseHeaderModes } from './headers/build-headers';
+export type { HeaderModes, HeaderOptions, StandardHeaders } from './headers/build-headers';
+export { buildProblem, negotiateProblem } from './problem';
+export type { ProblemDetails, ProblemResponse } from './problem';
+export { parseHttpOptions } from './http/options';
+export type { HttpConfig } from './http/options';
+export { createGate } from './http/gate';
+export type { HttpExchange, Verdict } from './http/gate';
+export type { HttpLimitOptions, HttpOwnOptions, RateLimitInfo, FloodgateWarning } from './http/types';
+export { WarningCode } from './http/warnings';
+export type { ProxyTrust } from './http/warnings';
+export { clientIpResolver, describeTrust } from './http/trust';
+export type { ClientIpResolver, TrustProxy } from './http/trust';
+export { ipMatcher } from './http/ip-match';
+export type { IpMatcher } from './http/ip-match';
+export { mergeRouteOptions } from './http/route-options';
+export { parsePeerOptions } from './http/peer';
+export type { ConnInfoLike, PeerConfig } from './http/peer';

@@ -1,12 +1,15 @@
 import { checkCost } from './algorithms/cost';
 import { combine } from './decision';
-import { InvalidOptionError, InvalidOptionTypeError, KeyFunctionError, show } from './errors';
+import { KeyFunctionError, show } from './errors';
 import { encodeIdentity } from './keys/identity';
-import { MemoryStore } from './memory-store';
-import { functionOption, nameOption, rejectUnknownKeys, requireObject } from './validate';
+import { parseLimiterOptions } from './limiter-options';
+import { safeEvents } from './resilience/events';
+import { guardStore } from './resilience/guarded-store';
 import type { Algorithm } from './algorithms/types';
 import type { Decision, LayerResult } from './decision';
 import type { KeyContext, KeyFunction } from './keys/context';
+import type { GuardedAnswer } from './resilience/guarded-store';
+import type { ResilienceOptions } from './resilience/options';
 import type { LayerCall, Store } from './store';
 
 /** One layer of a policy: a name, how to identify the client, and the algorithm that limits it. */
@@ -17,7 +20,12 @@ export interface LimitRule<Req = unknown> {
   algorithm: Algorithm;
 }
 
-export interface LimiterOptions<Req = unknown> {
+/**
+ * createLimiter's options. Besides the store and the layers, the resilience options (`timeout`,
+ * `failMode`, `instances`, `breaker`, `denyCache`) and the event hooks apply to a remote store;
+ * a local one (MemoryStore) is used as it is, and only the hooks apply.
+ */
+export interface LimiterOptions<Req = unknown> extends ResilienceOptions<Req> {
   /** Where state lives. Default: a new MemoryStore using `clock`. */
   store?: Store;
   /** Start of every key. Default `'fg'`. */
@@ -58,6 +66,8 @@ interface Layer {
  */
 export function createLimiter<Req = unknown>(options: LimiterOptions<Req>): Limiter<Req> {
   const config = parseLimiterOptions(options);
+  const events = safeEvents(config.resilience.hooks);
+  const store = guardStore(config.store, config.resilience, events, config.clock);
   const resolved = new WeakMap<object, Promise<Layer[]>>();
 
   const layersOf = (ctx: KeyContext<Req>): Promise<Layer[]> => {
@@ -80,28 +90,35 @@ export function createLimiter<Req = unknown>(options: LimiterOptions<Req>): Limi
       const layers = await layersOf(ctx);
       const calls = callsFor(layers, consumeOptions.cost ?? 1);
       const requestId = crypto.randomUUID();
-      const outcomes = await config.store.consume(calls, requestId);
-      const results: LayerResult[] = outcomes.map((outcome, index) => {
-        const { rule } = layers[index] as Layer;
-        return { rule: rule.name, kind: rule.algorithm.kind, window: rule.algorithm.window, ...outcome };
-      });
-      const decision = combine(results, false);
+      const answer = await store.consume(calls, requestId);
+      const decision = decide(layers, answer);
       const leases = calls.filter((call) => call.algorithm.kind === 'concurrency' && call.cost > 0);
-      if (decision.allowed && leases.length > 0) decision.release = releaseOnce(config.store, leases, requestId);
+      if (decision.allowed && leases.length > 0) decision.release = releaseOnce(answer, leases, requestId);
+      events.decision({ decision, ctx: ctx as KeyContext, keys: calls.map((call) => call.key) });
       return decision;
     },
     async refund(ctx, refundOptions = {}) {
       const layers = await layersOf(ctx);
       const calls = callsFor(layers, refundOptions.cost ?? 1).filter((call) => call.algorithm.kind !== 'concurrency');
-      if (calls.length > 0) await config.store.refund(calls, '');
+      if (calls.length > 0) await store.refund(calls);
     },
   };
 }
 
-function releaseOnce(store: Store, leases: LayerCall[], requestId: string): () => Promise<void> {
+function decide(layers: Layer[], answer: GuardedAnswer): Decision {
+  const results: LayerResult[] = answer.outcomes.map((outcome, index) => {
+    const { rule } = layers[index] as Layer;
+    return { rule: rule.name, kind: rule.algorithm.kind, window: rule.algorithm.window, ...outcome };
+  });
+  const decision = combine(results, answer.degraded);
+  if (answer.unavailable) decision.unavailable = true;
+  return decision;
+}
+
+function releaseOnce(answer: GuardedAnswer, leases: LayerCall[], requestId: string): () => Promise<void> {
   let released: Promise<void> | undefined;
   return () => {
-    released ??= store.refund(leases, requestId);
+    released ??= answer.release(leases, requestId);
     return released;
   };
 }
@@ -128,53 +145,4 @@ async function identify(rule: LimitRule, ctx: KeyContext): Promise<string | unde
     throw new KeyFunctionError(rule.name, `expected a string or undefined, got ${show(value)}`);
   }
   return encodeIdentity(value);
-}
-
-interface LimiterConfig<Req> {
-  store: Store;
-  prefix: string;
-  rules: readonly LimitRule<Req>[];
-}
-
-function parseLimiterOptions<Req>(options: LimiterOptions<Req>): LimiterConfig<Req> {
-  const raw = requireObject('createLimiter', options);
-  rejectUnknownKeys('createLimiter', raw, ['store', 'prefix', 'limits', 'clock']);
-  const prefix = raw.prefix === undefined ? 'fg' : nameOption('createLimiter.prefix', raw.prefix);
-  const clock = raw.clock === undefined ? undefined : functionOption<() => number>('createLimiter.clock', raw.clock);
-  const store = raw.store === undefined ? new MemoryStore(clock ? { clock } : {}) : parseStore(raw.store);
-  if (clock !== undefined && store instanceof MemoryStore && store.clock !== clock) {
-    throw new InvalidOptionError('createLimiter.clock differs from the clock of the MemoryStore given as store; pass one clock to both');
-  }
-  return { store, prefix, rules: parseRules(raw.limits) as readonly LimitRule<Req>[] };
-}
-
-function parseStore(value: unknown): Store {
-  const store = value as Partial<Store> | null;
-  if (typeof store !== 'object' || store === null || typeof store.consume !== 'function' || typeof store.refund !== 'function') {
-    throw new InvalidOptionTypeError(`createLimiter.store must have consume() and refund() methods, got ${show(value)}`);
-  }
-  return store as Store;
-}
-
-function parseRules(value: unknown): readonly LimitRule[] {
-  if (!Array.isArray(value) || value.length === 0) {
-    throw new InvalidOptionTypeError(`createLimiter.limits must be a non-empty array of rules, got ${show(value)}`);
-  }
-  const seen = new Set<string>();
-  return value.map((entry: unknown, index) => {
-    const where = `createLimiter.limits[${index}]`;
-    const rule = requireObject(where, entry);
-    rejectUnknownKeys(where, rule, ['name', 'key', 'algorithm']);
-    const name = nameOption(`${where}.name`, rule.name);
-    if (seen.has(name)) throw new InvalidOptionError(`${where}.name ${show(name)} is used by another rule; names must be unique`);
-    seen.add(name);
-    const key = functionOption<KeyFunction>(`${where}.key`, rule.key);
-    const algorithm = rule.algorithm as Partial<Algorithm> | undefined;
-    if (typeof algorithm !== 'object' || algorithm === null || typeof algorithm.decide !== 'function') {
-      throw new InvalidOptionTypeError(
-        `${where}.algorithm must be made by an algorithm factory such as slidingWindow({ limit, window }), got ${show(rule.algorithm)}`,
-      );
-    }
-    return { name, key, algorithm: algorithm as Algorithm };
-  });
 }

@@ -1,4 +1,5 @@
-import type { Outcome } from './types';
+import { InvalidOptionError } from '../errors';
+import type { Algorithm, Outcome } from './types';
 
 /**
  * The model shared by tokenBucket, leakyBucket and gcra: a level of integer units that drains by
@@ -24,7 +25,8 @@ export interface BucketModel {
 
 /** The level at `now`. A clock that went backwards drains nothing (and never fills). */
 function drained(model: BucketModel, state: BucketState | undefined, now: number): BucketState {
-  if (state === undefined) return { level: 0, at: now };
+  // An empty bucket has nothing to pin, even if the clock stepped back past its instant.
+  if (state === undefined || state.level === 0) return { level: 0, at: now };
   const elapsed = now - state.at;
   if (elapsed <= 0) return state;
   const drain = elapsed >= Math.ceil(state.level / model.drainPerMs) ? state.level : elapsed * model.drainPerMs;
@@ -44,15 +46,17 @@ export function decideBucket(
   const added = cost * model.unitsPerCost;
   const allowed = current.level + added <= model.capacity;
   const level = allowed ? current.level + added : current.level;
-  const retryAfter = allowed ? 0 : Math.ceil((current.level + added - model.capacity) / model.drainPerMs);
+  // After a clock step backwards the level is pinned at `current.at` (> now): waits count from there.
+  const ahead = current.at - now;
+  const retryAfter = allowed ? 0 : ahead + Math.ceil((current.level + added - model.capacity) / model.drainPerMs);
   return {
     allowed,
     state: allowed ? { level, at: current.at } : state,
     limit,
     remaining: Math.floor((model.capacity - level) / model.unitsPerCost),
-    resetAt: now + Math.ceil(level / model.drainPerMs),
+    resetAt: current.at + Math.ceil(level / model.drainPerMs),
     retryAfter,
-    delay: allowed && shaping ? Math.ceil(current.level / model.drainPerMs) : 0,
+    delay: allowed && shaping ? ahead + Math.ceil(current.level / model.drainPerMs) : 0,
   };
 }
 
@@ -85,4 +89,45 @@ export function scaleRate(amount: number, periodMs: number): { unitsPerCost: num
 
 function gcd(a: number, b: number): number {
   return b === 0 ? a : gcd(b, a % b);
+}
+
+/**
+ * The Algorithm value shared by tokenBucket, leakyBucket and gcra. `params` are the Lua twin's ARGV:
+ * limit, capacity, unitsPerCost, drainPerMs, then `extra` (leakyBucket's shaping flag).
+ */
+export function bucketAlgorithm(spec: {
+  kind: 'tokenBucket' | 'leakyBucket' | 'gcra';
+  model: BucketModel;
+  limit: number;
+  options: Record<string, unknown>;
+  shaping: boolean;
+  extra: readonly number[];
+  divide: (parts: number) => Algorithm<BucketState>;
+}): Algorithm<BucketState> {
+  const { model, limit, shaping } = spec;
+  return {
+    kind: spec.kind,
+    limit,
+    window: Math.ceil(model.capacity / model.drainPerMs),
+    maxCost: limit,
+    params: [limit, model.capacity, model.unitsPerCost, model.drainPerMs, ...spec.extra],
+    options: spec.options,
+    decide: (state, now, cost) => decideBucket(model, limit, state, now, cost, shaping),
+    refund: (state, now, cost) => refundBucket(model, state, now, cost),
+    divide: spec.divide,
+  };
+}
+
+/** A level plus one full request reaches 2 * capacity units: that must stay an exact integer. */
+export function checkBucketSize(where: string, model: BucketModel, described: string): void {
+  if (!Number.isSafeInteger(model.capacity * 2) || !Number.isSafeInteger(model.drainPerMs)) {
+    throw new InvalidOptionError(
+      `${where}: ${described} needs ${model.capacity} integer units, too many to count exactly (at most 2^52); use a smaller size or a rate with fewer decimals`,
+    );
+  }
+}
+
+/** A per-second rate shared among `parts` instances, kept to the 6 decimals scaleRate accepts. */
+export function divideRate(rate: number, parts: number): number {
+  return Math.max(1, Math.floor((rate * 1_000_000) / parts)) / 1_000_000;
 }

@@ -1,0 +1,12 @@
+--[[
+  gcra: redis-cell's generic cell rate algorithm, `rate` per `period`, burst + 1 at once. The level
+  is (TAT - now) * rate / gcd(period, rate). Twin of packages/core/src/algorithms/gcra.ts, on the
+  engine in bucket.lua.
+  KEY   hash { level, at } (see bucket.lua)
+  p     { limit = burst + 1, (burst + 1) * units_per_cost, units_per_cost = period / g, drain_per_ms = rate / g }
+]]
+ALGORITHMS.gcra = {
+  nparams = 4,
+  decide = function(key, now, cost, _, p) return bucket_decide(key, now, cost, p, false) end,
+  refund = function(key, now, cost, _, p) bucket_refund(key, now, cost, p) end,
+}

@@ -1,0 +1,12 @@
+--[[
+  leakyBucket: requests leak out at a constant rate; 'policing' rejects overflow, 'shaping' admits
+  with a delay (ms until the units ahead have drained). Twin of
+  packages/core/src/algorithms/leaky-bucket.ts, on the engine in bucket.lua.
+  KEY   hash { level, at } (see bucket.lua)
+  p     { limit = capacity, capacity * units_per_cost, units_per_cost, drain_per_ms, shaping (0|1) }
+]]
+ALGORITHMS.leakyBucket = {
+  nparams = 5,
+  decide = function(key, now, cost, _, p) return bucket_decide(key, now, cost, p, p[5] == 1) end,
+  refund = function(key, now, cost, _, p) bucket_refund(key, now, cost, p) end,
+}

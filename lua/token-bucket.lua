@@ -1,0 +1,11 @@
+--[[
+  tokenBucket: capacity tokens refilled continuously; the level is tokens spent. Twin of
+  packages/core/src/algorithms/token-bucket.ts, on the engine in bucket.lua.
+  KEY   hash { level, at } (see bucket.lua)
+  p     { limit = capacity, capacity * units_per_cost, units_per_cost, drain_per_ms }
+]]
+ALGORITHMS.tokenBucket = {
+  nparams = 4,
+  decide = function(key, now, cost, _, p) return bucket_decide(key, now, cost, p, false) end,
+  refund = function(key, now, cost, _, p) bucket_refund(key, now, cost, p) end,
+}

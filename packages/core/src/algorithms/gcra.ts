@@ -1,0 +1,49 @@
+import { windowOption } from '../duration';
+import { integerOption, rejectUnknownKeys, requireObject } from '../validate';
+import { bucketAlgorithm, checkBucketSize } from './draining-bucket';
+import type { Duration } from '../duration';
+import type { BucketState } from './draining-bucket';
+import type { Algorithm } from './types';
+
+export interface GcraOptions {
+  /** Requests per `period` in the long run. */
+  rate: number;
+  /** The period `rate` applies to. The emission interval is `period / rate`. */
+  period: Duration;
+  /** Extra requests admitted at once on top of the first: `burst + 1` in a row (0 is valid). */
+  burst: number;
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
+}
+
+/**
+ * The generic cell rate algorithm with redis-cell's semantics: one request every `period / rate`,
+ * and up to `burst + 1` at once. It is a draining bucket in disguise: the theoretical arrival time
+ * (TAT) minus now, times `rate`, is the level; each request adds `period` units and `rate` drain per
+ * ms, so the TAT is kept exactly in integers.
+ *
+ * @example gcra({ rate: 10, period: '1s', burst: 4 })
+ */
+export function gcra(options: GcraOptions): Algorithm<BucketState> {
+  const raw = requireObject('gcra', options);
+  rejectUnknownKeys('gcra', raw, ['rate', 'period', 'burst']);
+  const rate = integerOption('gcra.rate', raw.rate, 1);
+  const period = windowOption('gcra.period', raw.period);
+  const burst = integerOption('gcra.burst', raw.burst, 0);
+  const common = gcd(period, rate);
+  const unitsPerCost = period / common;
+  const model = { capacity: (burst + 1) * unitsPerCost, unitsPerCost, drainPerMs: rate / common };
+  checkBucketSize('gcra', model, `burst ${burst} with rate ${rate} per period ${period} ms`);
+  return bucketAlgorithm({
+    kind: 'gcra',
+    model,
+    limit: burst + 1,
+    options: { rate, period, burst },
+    shaping: false,
+    extra: [],
+    // Stretching the period divides the rate exactly, with no rounding of `rate`.
+    divide: (parts) => gcra({ rate, period: period * parts, burst: Math.max(0, Math.floor((burst + 1) / parts) - 1) }),
+  });
+}

@@ -1,0 +1,74 @@
+import type { Duration } from '../duration';
+import type { StandardHeaders } from '../headers/build-headers';
+import type { Decision } from '../decision';
+import type { LimiterOptions, LimitRule } from '../limiter';
+import type { Store } from '../store';
+
+
+/** A misconfiguration noticed at run time; each code is reported once per middleware instance. */
+export interface FloodgateWarning {
+  /** Stable: `WARN_FLOODGATE_…`. */
+  code: string;
+  message: string;
+}
+
+/** The decision a handler can read (`req.rateLimit`, `request.rateLimit`, `c.get('rateLimit')`). */
+export type RateLimitInfo = Decision & {
+  /** Units charged for this request (the `cost` option's answer). */
+  readonly cost: number;
+  /** Gives `n` units back (default: the whole cost), e.g. once the real cost is known. Never throws. */
+  refund(n?: number): Promise<void>;
+};
+
+/**
+ * The middleware's own options, shared by every adapter. `Req` is what the framework hands to user
+ * functions (Express `req`, Fastify `request`, Hono `c`); `Res` the response side; `Handler` the
+ * framework's own 429 handler signature.
+ */
+export interface HttpOwnOptions<Req = unknown, Res = unknown, Handler = never> {
+  /** Short form: requests per `window` per client IP (sliding window, memory store unless `store`). */
+  limit?: number;
+  window?: Duration;
+  /** Full form: the layers, e.g. from `layered(...)`. */
+  limits?: readonly LimitRule<Req>[];
+  store?: Store;
+  /** Start of every key. Default `'fg'`. */
+  prefix?: string;
+  /** Time source in epoch ms for the limiter and the headers. Default `Date.now`. */
+  clock?: () => number;
+  /** Units this request costs. Default 1. */
+  cost?: (req: Req) => number | Promise<number>;
+  /** Return true to let the request through without counting it or sending headers. */
+  skip?: (req: Req) => boolean | Promise<boolean>;
+  /** Addresses or CIDRs (IPv4 or IPv6) never limited, or a function deciding it. */
+  allowList?: readonly string[] | ((req: Req) => boolean | Promise<boolean>);
+  /** Default `'draft-8'`. */
+  standardHeaders?: StandardHeaders;
+  /** `X-RateLimit-Limit/-Remaining/-Reset`. Default true. */
+  legacyHeaders?: boolean;
+  /** Status of a denied request. Default 429. */
+  statusCode?: number;
+  /** Body of a denied request instead of the problem+json default: text, a JSON value, or a function making one. */
+  message?: string | object | ((req: Req, decision: Decision) => string | object | Promise<string | object>);
+  /** Answers a denied request yourself (headers are already set). */
+  handler?: Handler;
+  /** Shaping: the longest wait before the handler; a longer `delay` is answered with a 429. Default: no cap. */
+  maxDelay?: Duration;
+  /** Give the unit back when the response status is >= 400 (or `requestWasSuccessful` says no). */
+  skipFailedRequests?: boolean;
+  /** Give the unit back when the response succeeded. */
+  skipSuccessfulRequests?: boolean;
+  /** Default: status < 400. */
+  requestWasSuccessful?: (req: Req, res: Res) => boolean | Promise<boolean>;
+  /** Where misconfiguration warnings go. Default `console.warn`. */
+  onWarning?: (warning: FloodgateWarning) => void;
+  /** What to do when the limiter cannot decide (store out of reach, a key function or cost that throws). Default 'local'. */
+  failMode?: 'local' | 'open' | 'closed';
+}
+
+/**
+ * Everything a middleware accepts: its own options plus createLimiter's resilience options
+ * (`timeout`, `instances`, `breaker`, `denyCache`, the event hooks), which are passed through unchanged.
+ */
+export type HttpLimitOptions<Req = unknown, Res = unknown, Handler = never> = HttpOwnOptions<Req, Res, Handler> &
+  Omit<Partial<LimiterOptions<Req>>, keyof HttpOwnOptions<Req, Res, Handler>>;

@@ -1,0 +1,27 @@
+import { show } from '../errors';
+import { functionOption } from '../validate';
+import type { KeyFunction } from './context';
+
+/** What a byUser function may return: null, undefined and `''` mean "anonymous". */
+export type UserId = string | number | null | undefined;
+
+/**
+ * Keys a layer by user. `fn` receives the framework's request (Express `req`, Fastify `request`,
+ * Hono `c`) and returns the user's id: a string, or a finite number (turned into a string).
+ * For anonymous requests (null, undefined or `''`) the layer does not apply.
+ *
+ * @example byUser((req: { user?: { id: string } }) => req.user?.id)
+ */
+export function byUser<Req>(fn: (req: Req) => UserId | Promise<UserId>): KeyFunction<Req> {
+  const userId = functionOption<(req: Req) => UserId | Promise<UserId>>('byUser.fn', fn);
+  return async function byUserKey(ctx) {
+    return userKey(await userId(ctx.req));
+  };
+}
+
+function userKey(id: unknown): string | undefined {
+  if (id === undefined || id === null || id === '') return undefined;
+  if (typeof id === 'string') return id;
+  if (typeof id === 'number' && Number.isFinite(id)) return String(id);
+  throw new TypeError(`byUser: the function must return a string, a finite number, null or undefined, got ${show(id)}`);
+}

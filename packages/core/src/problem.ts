@@ -1,0 +1,109 @@
+import { retryAfterSeconds } from './headers/quota';
+import type { Decision } from './decision';
+
+const PROBLEM_TYPES = 'https://iana.org/assignments/http-problem-types';
+
+/** An RFC 9457 problem details object for a 429 (or a 503 when the limiter could not decide). */
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: 429 | 503;
+  detail: string;
+  /** Whole seconds, as in the Retry-After header. */
+  retryAfter: number;
+  /** The layers that denied the request (429 only). */
+  'violated-policies'?: string[];
+}
+
+/** What an adapter sends for a denied request. */
+export interface ProblemResponse {
+  status: 429 | 503;
+  contentType: string;
+  body: string;
+}
+
+/**
+ * The RFC 9457 body for a denied decision: `#quota-exceeded` with the layers that denied in
+ * `violated-policies`, or, when the store was out of reach and `failMode: 'closed'` denied
+ * (`decision.unavailable`), a 503 `#temporary-reduced-capacity`.
+ *
+ * @example
+ * const problem = buildProblem(decision); // { status: 429, retryAfter: 30, 'violated-policies': ['user'], ... }
+ */
+export function buildProblem(decision: Decision): ProblemDetails {
+  const retryAfter = retryAfterSeconds(decision.retryAfter);
+  const wait = retryAfter === 1 ? '1 second' : `${retryAfter} seconds`;
+  if (decision.unavailable === true) {
+    return {
+      type: `${PROBLEM_TYPES}#temporary-reduced-capacity`,
+      title: 'Service Unavailable',
+      status: 503,
+      detail: `The service cannot accept requests right now; try again in ${wait}.`,
+      retryAfter,
+    };
+  }
+  return {
+    type: `${PROBLEM_TYPES}#quota-exceeded`,
+    title: 'Too Many Requests',
+    status: 429,
+    detail: `Too many requests; try again in ${wait}.`,
+    retryAfter,
+    'violated-policies': decision.results.filter((layer) => !layer.allowed).map((layer) => layer.rule),
+  };
+}
+
+/**
+ * The response for a denied decision, chosen by the request's `Accept` header:
+ * `application/problem+json` when it is absent or accepts JSON (`application/problem+json`,
+ * `application/json` or a wildcard with q > 0), otherwise the detail sentence as `text/plain`.
+ *
+ * @example
+ * const { status, contentType, body } = negotiateProblem(req.headers.accept, decision);
+ */
+export function negotiateProblem(accept: string | undefined, decision: Decision): ProblemResponse {
+  const problem = buildProblem(decision);
+  if (acceptsJson(accept)) {
+    return { status: problem.status, contentType: 'application/problem+json', body: JSON.stringify(problem) };
+  }
+  return { status: problem.status, contentType: 'text/plain; charset=utf-8', body: problem.detail };
+}
+
+interface MediaRange {
+  type: string;
+  subtype: string;
+  q: number;
+}
+
+function acceptsJson(accept: string | undefined): boolean {
+  if (typeof accept !== 'string' || accept.trim() === '') return true;
+  const ranges = accept.split(',').map(parseMediaRange);
+  return qualityOf(ranges, 'application', 'problem+json') > 0 || qualityOf(ranges, 'application', 'json') > 0;
+}
+
+function parseMediaRange(text: string): MediaRange {
+  const [range = '', ...params] = text.split(';');
+  const [type = '', subtype = ''] = range.trim().toLowerCase().split('/');
+  let q = 1;
+  for (const param of params) {
+    const [name = '', value = ''] = param.split('=');
+    if (name.trim().toLowerCase() === 'q') q = Number(value.trim());
+  }
+  return { type, subtype, q: Number.isFinite(q) ? q : 0 };
+}
+
+/** RFC 9110 §12.5.1: the most specific range that matches decides the quality. */
+function qualityOf(ranges: readonly MediaRange[], type: string, subtype: string): number {
+  let best = { specificity: -1, q: 0 };
+  for (const range of ranges) {
+    const specificity = specificityOf(range, type, subtype);
+    if (specificity > best.specificity) best = { specificity, q: range.q };
+  }
+  return best.q;
+}
+
+function specificityOf(range: MediaRange, type: string, subtype: string): number {
+  if (range.type === type && range.subtype === subtype) return 2;
+  if (range.type === type && range.subtype === '*') return 1;
+  if (range.type === '*' && range.subtype === '*') return 0;
+  return -1;
+}

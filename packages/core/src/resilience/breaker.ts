@@ -1,0 +1,97 @@
+/** `closed`: the store is called. `open`: it is not. `half-open`: one probe decides. */
+export type BreakerState = 'closed' | 'open' | 'half-open';
+
+/** Reported through `onBreakerChange`; `at` is the limiter clock's epoch ms. */
+export interface BreakerChange {
+  from: BreakerState;
+  to: BreakerState;
+  at: number;
+}
+
+export interface BreakerSettings {
+  failureThreshold: number;
+  /** ms */
+  failureWindow: number;
+  /** ms */
+  cooldown: number;
+}
+
+/** Permission to call the store, tied to the breaker state it was granted in. */
+export interface BreakerTicket {
+  readonly generation: number;
+}
+
+/**
+ * A circuit breaker over an injected clock. It opens after `failureThreshold` consecutive failures
+ * that all fall within `failureWindow`, refuses every call for `cooldown`, then lets exactly one
+ * probe through (half-open): the probe's success closes it, its failure opens it again.
+ * Results of calls granted under an earlier state are ignored, so a slow call that started before
+ * the breaker opened cannot close it or reopen it later.
+ */
+export class CircuitBreaker {
+  #state: BreakerState = 'closed';
+  #generation = 0;
+  #openedAt = 0;
+  #probing = false;
+  /** Times of the current run of consecutive failures, oldest first, at most failureThreshold. */
+  readonly #failures: number[] = [];
+
+  constructor(
+    private readonly settings: BreakerSettings,
+    private readonly clock: () => number,
+    private readonly onChange: (change: BreakerChange) => void,
+  ) {}
+
+  get state(): BreakerState {
+    return this.#state;
+  }
+
+  /** ms until the breaker lets a probe through; 0 unless open. */
+  retryIn(): number {
+    if (this.#state !== 'open') return 0;
+    return Math.max(0, this.#openedAt + this.settings.cooldown - this.clock());
+  }
+
+  /** A ticket when the store may be called now, otherwise undefined. */
+  acquire(): BreakerTicket | undefined {
+    if (this.#state === 'open' && this.retryIn() === 0) this.#moveTo('half-open');
+    if (this.#state === 'closed') return { generation: this.#generation };
+    if (this.#state === 'half-open' && !this.#probing) {
+      this.#probing = true;
+      return { generation: this.#generation };
+    }
+    return undefined;
+  }
+
+  succeed(ticket: BreakerTicket): void {
+    if (ticket.generation !== this.#generation) return;
+    this.#failures.length = 0;
+    if (this.#state === 'half-open') this.#moveTo('closed');
+  }
+
+  fail(ticket: BreakerTicket): void {
+    if (ticket.generation !== this.#generation) return;
+    if (this.#state === 'half-open') {
+      this.#moveTo('open');
+      return;
+    }
+    const now = this.clock();
+    this.#failures.push(now);
+    if (this.#failures.length > this.settings.failureThreshold) this.#failures.shift();
+    const oldest = this.#failures[0] ?? now;
+    if (this.#failures.length >= this.settings.failureThreshold && now - oldest <= this.settings.failureWindow) {
+      this.#moveTo('open');
+    }
+  }
+
+  #moveTo(to: BreakerState): void {
+    const from = this.#state;
+    const at = this.clock();
+    this.#state = to;
+    this.#generation++;
+    this.#probing = false;
+    this.#failures.length = 0;
+    if (to === 'open') this.#openedAt = at;
+    this.onChange({ from, to, at });
+  }
+}

@@ -1,0 +1,120 @@
+import { windowOption } from '../duration';
+import { InvalidOptionTypeError, show } from '../errors';
+import type { Duration } from '../duration';
+import { functionOption, integerOption, oneOfOption, rejectUnknownKeys, requireObject } from '../validate';
+import type { BreakerChange, BreakerSettings } from './breaker';
+import type { Decision } from '../decision';
+import type { KeyContext } from '../keys/context';
+
+/** What the limiter does when the shared store is out of reach. */
+export type FailMode = 'local' | 'open' | 'closed';
+
+/** Circuit breaker settings; durations are ms or strings such as `'10 s'`. */
+export interface BreakerOptions {
+  /** Consecutive failures that open the breaker. Default 5. */
+  failureThreshold?: number;
+  /** The failures must fall within this span. Default `'10 s'`. */
+  failureWindow?: Duration;
+  /** How long the breaker stays open before one probe is let through. Default `'30 s'`. */
+  cooldown?: Duration;
+}
+
+/** Passed to `onDecision` and `onLimited`. */
+export interface DecisionEvent<Req = unknown> {
+  decision: Decision;
+  ctx: KeyContext<Req>;
+  /** The full store key of every layer that applied, in rule order. */
+  keys: string[];
+}
+
+/** Passed to `onStoreError`: the store failed or missed the deadline, and the fallback answered. */
+export interface StoreErrorEvent {
+  error: unknown;
+  operation: 'consume' | 'refund';
+}
+
+/** Event hooks. A hook that throws (or returns a promise that rejects) never reaches the request. */
+export interface LimiterEvents<Req = unknown> {
+  onDecision?: (event: DecisionEvent<Req>) => unknown;
+  onLimited?: (event: DecisionEvent<Req>) => unknown;
+  onStoreError?: (event: StoreErrorEvent) => unknown;
+  onBreakerChange?: (change: BreakerChange) => unknown;
+}
+
+/** The local deny cache: `true` (default), `false`, or a bound on the keys it holds. */
+export type DenyCacheOption = boolean | { maxKeys?: number };
+
+/** Resilience options of createLimiter; all optional. */
+export interface ResilienceOptions<Req = unknown> extends LimiterEvents<Req> {
+  /** Deadline of every store call. Default 100 ms. */
+  timeout?: Duration;
+  /** `'local'` (default): decide with a local store; `'open'`: allow; `'closed'`: deny with 503. */
+  failMode?: FailMode;
+  /** Instances sharing the store; the local fallback admits each layer's limit divided by this. Default 1. */
+  instances?: number;
+  breaker?: BreakerOptions;
+  denyCache?: DenyCacheOption;
+}
+
+export interface ResilienceConfig {
+  timeout: number;
+  failMode: FailMode;
+  instances: number;
+  breaker: BreakerSettings;
+  /** Undefined when the deny cache is off. */
+  denyCacheKeys: number | undefined;
+  hooks: LimiterEvents;
+}
+
+export const RESILIENCE_KEYS = [
+  'timeout',
+  'failMode',
+  'instances',
+  'breaker',
+  'denyCache',
+  'onDecision',
+  'onLimited',
+  'onStoreError',
+  'onBreakerChange',
+] as const;
+
+const HOOKS = ['onDecision', 'onLimited', 'onStoreError', 'onBreakerChange'] as const;
+
+/** Reads the resilience part of createLimiter's (already object-checked) options. */
+export function parseResilienceOptions(raw: Record<string, unknown>): ResilienceConfig {
+  const hooks: Record<string, unknown> = {};
+  for (const name of HOOKS) {
+    if (raw[name] !== undefined) hooks[name] = functionOption(`createLimiter.${name}`, raw[name]);
+  }
+  return {
+    timeout: raw.timeout === undefined ? 100 : windowOption('createLimiter.timeout', raw.timeout),
+    failMode: raw.failMode === undefined ? 'local' : oneOfOption('createLimiter.failMode', raw.failMode, ['local', 'open', 'closed']),
+    instances: raw.instances === undefined ? 1 : integerOption('createLimiter.instances', raw.instances, 1),
+    breaker: parseBreaker(raw.breaker),
+    denyCacheKeys: parseDenyCache(raw.denyCache),
+    hooks: hooks as LimiterEvents,
+  };
+}
+
+function parseBreaker(value: unknown): BreakerSettings {
+  const raw = value === undefined ? {} : requireObject('createLimiter.breaker', value);
+  rejectUnknownKeys('createLimiter.breaker', raw, ['failureThreshold', 'failureWindow', 'cooldown']);
+  const where = 'createLimiter.breaker';
+  return {
+    failureThreshold:
+      raw.failureThreshold === undefined ? 5 : integerOption(`${where}.failureThreshold`, raw.failureThreshold, 1),
+    failureWindow: raw.failureWindow === undefined ? 10_000 : windowOption(`${where}.failureWindow`, raw.failureWindow),
+    cooldown: raw.cooldown === undefined ? 30_000 : windowOption(`${where}.cooldown`, raw.cooldown),
+  };
+}
+
+function parseDenyCache(value: unknown): number | undefined {
+  if (value === undefined || value === true) return 10_000;
+  if (value === false) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InvalidOptionTypeError(`createLimiter.denyCache must be true, false or { maxKeys }, got ${show(value)}`);
+  }
+  const raw = value as Record<string, unknown>;
+  rejectUnknownKeys('createLimiter.denyCache', raw, ['maxKeys']);
+  return raw.maxKeys === undefined ? 10_000 : integerOption('createLimiter.denyCache.maxKeys', raw.maxKeys, 1);
+}

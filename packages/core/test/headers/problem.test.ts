@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { buildProblem, negotiateProblem } from '@floodgate/core';
+import { decision, layer } from './decisions';
+
+const limited = decision('user', [
+  layer({ rule: 'ip', allowed: false, remaining: 0, retryAfter: 1_000 }),
+  layer({ rule: 'user', allowed: false, remaining: 0, retryAfter: 29_001 }),
+  layer({ rule: 'apiKey' }),
+]);
+const unavailable = decision(undefined, [], { allowed: false, retryAfter: 1, unavailable: true });
+
+const quotaExceeded = {
+  type: 'https://iana.org/assignments/http-problem-types#quota-exceeded',
+  title: 'Too Many Requests',
+  status: 429,
+  detail: 'Too many requests; try again in 30 seconds.',
+  retryAfter: 30,
+  'violated-policies': ['ip', 'user'],
+};
+
+describe('buildProblem', () => {
+  it('describes a 429 with the layers that denied', () => {
+    expect(buildProblem(limited)).toEqual(quotaExceeded);
+  });
+
+  it('describes a 503 when the store was unavailable', () => {
+    expect(buildProblem(unavailable)).toEqual({
+      type: 'https://iana.org/assignments/http-problem-types#temporary-reduced-capacity',
+      title: 'Service Unavailable',
+      status: 503,
+      detail: 'The service cannot accept requests right now; try again in 1 second.',
+      retryAfter: 1,
+    });
+  });
+});
+
+describe('negotiateProblem', () => {
+  const json = { status: 429, contentType: 'application/problem+json', body: JSON.stringify(quotaExceeded) };
+  const text = {
+    status: 429,
+    contentType: 'text/plain; charset=utf-8',
+    body: 'Too many requests; try again in 30 seconds.',
+  };
+
+  it.each([
+    [undefined, json],
+    ['', json],
+    ['application/problem+json', json],
+    ['APPLICATION/JSON', json],
+    ['application/*', json],
+    ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', json],
+    ['application/problem+json;q=0, application/json', json],
+    ['application/json;q=0, */*', json],
+    ['text/html', text],
+    ['text/plain, application/json;q=0', text],
+    ['*/*;q=0', text],
+    ['application/json;q=0, application/*;q=1', json],
+    ['application/json;q=0, application/problem+json;q=0, application/*', text],
+  ])('Accept %j', (accept, expected) => {
+    const response = negotiateProblem(accept, limited);
+    expect(response).toEqual(expected);
+    if (response.contentType === 'application/problem+json') expect(JSON.parse(response.body)).toEqual(quotaExceeded);
+  });
+
+  it('answers 503 for an unavailable store, in either form', () => {
+    expect(negotiateProblem('text/plain', unavailable)).toEqual({
+      status: 503,
+      contentType: 'text/plain; charset=utf-8',
+      body: 'The service cannot accept requests right now; try again in 1 second.',
+    });
+    expect(negotiateProblem(undefined, unavailable)).toMatchObject({
+      status: 503,
+      contentType: 'application/problem+json',
+    });
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { createLimiter, fixedWindow } from '@floodgate/core';
+
+const limits = [{ name: 'ip', key: () => 'x', algorithm: fixedWindow({ limit: 1, window: 1000 }) }];
+const attempt = (extra: Record<string, unknown>) => () => createLimiter({ limits, ...extra } as never);
+
+describe('resilience options', () => {
+  it('accepts every documented option', () => {
+    const options = {
+      limits,
+      timeout: '50ms' as const,
+      failMode: 'closed' as const,
+      instances: 4,
+      breaker: { failureThreshold: 3, failureWindow: '5 s' as const, cooldown: 1000 },
+      denyCache: { maxKeys: 100 },
+      onDecision: () => {},
+      onLimited: () => {},
+      onStoreError: () => {},
+      onBreakerChange: () => {},
+    };
+    // Frozen, so any attempt to write defaults into the caller's objects would throw.
+    Object.freeze(options.breaker);
+    Object.freeze(options.denyCache);
+    expect(createLimiter(Object.freeze(options)).prefix).toBe('fg');
+    expect(createLimiter({ limits, denyCache: false }).prefix).toBe('fg');
+  });
+
+  it.each([
+    [{ timeout: 0 }, /createLimiter\.timeout.*got 0/],
+    [{ timeout: '1 week' }, /createLimiter\.timeout.*"1 week"/],
+    [{ failMode: 'fail-open' }, /createLimiter\.failMode must be one of 'local', 'open', 'closed', got "fail-open"/],
+    [{ instances: 0 }, /createLimiter\.instances must be an integer >= 1, got 0/],
+    [{ instances: 2.5 }, /createLimiter\.instances.*2\.5/],
+    [{ breaker: { failureThreshold: -1 } }, /createLimiter\.breaker\.failureThreshold.*-1/],
+    [{ breaker: { cooldown: Number.NaN } }, /createLimiter\.breaker\.cooldown.*NaN/],
+    [{ breaker: { threshold: 5 } }, /createLimiter\.breaker: unknown option "threshold"/],
+    [{ breaker: 5 }, /createLimiter\.breaker.*got 5/],
+    [{ denyCache: { maxKeys: 0 } }, /createLimiter\.denyCache\.maxKeys.*got 0/],
+    [{ denyCache: 'yes' }, /createLimiter\.denyCache must be true, false or \{ maxKeys \}, got "yes"/],
+    [{ onDecision: 'log' }, /createLimiter\.onDecision must be a function, got "log"/],
+    [{ fallback: 'local' }, /createLimiter: unknown option "fallback"/],
+  ])('rejects %o naming the option and the value', (extra, message) => {
+    expect(attempt(extra)).toThrow(message);
+    try {
+      attempt(extra)();
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'ERR_FLOODGATE_INVALID_OPTION' });
+    }
+  });
+});
