@@ -1,1 +1,2 @@
-export {};
+export { RedisStore } from './redis-store';
+export type { RedisStoreOptions, RedisStoreClock, RedisStoreScripts } from './options';

@@ -1,0 +1,105 @@
+import { InvalidOptionError, InvalidOptionTypeError, parseDuration } from '@floodgate/core';
+import { show } from './show';
+import type { Cluster, Redis } from 'ioredis';
+import type { Duration } from '@floodgate/core';
+
+/** Where `now` comes from: Redis `TIME` (default), this process' `Date.now()`, or your own function. */
+export type RedisStoreClock = 'server' | 'client' | (() => number);
+
+/** How the composer runs: EVALSHA with EVAL on NOSCRIPT, or a Redis Functions library (Redis >= 7). */
+export type RedisStoreScripts = 'eval' | 'function';
+
+export interface RedisStoreOptions {
+  /** An ioredis `Redis` (standalone or Sentinel) or `Cluster`, configured as the README recommends. */
+  client: Redis | Cluster;
+  /** Prepended to every key, to share a Redis between apps. No braces. Default `''`. */
+  prefix?: string;
+  /** Default `'server'`. Use `'client'` or a function only when every app instance has a good clock. */
+  clock?: RedisStoreClock;
+  /** Deadline of each script call in ms; the limiter's own (shorter) `timeout` is the usual bound. Default 1000. */
+  timeout?: Duration;
+  /** Default `'eval'`. `'function'` loads a Redis Functions library (replicated to replicas) once. */
+  scripts?: RedisStoreScripts;
+}
+
+/** The subset of an ioredis client the store uses; present on ioredis 5 and 6, Redis and Cluster. */
+export interface CommandClient {
+  call(command: string, ...args: (string | number)[]): Promise<unknown>;
+  readonly options?: { enableOfflineQueue?: boolean };
+  readonly isCluster?: boolean;
+  nodes?(role: 'master'): CommandClient[];
+}
+
+export interface RedisStoreConfig {
+  client: CommandClient;
+  cluster: boolean;
+  prefix: string;
+  clock: RedisStoreClock;
+  timeout: number;
+  scripts: RedisStoreScripts;
+}
+
+const KNOWN = ['client', 'prefix', 'clock', 'timeout', 'scripts'];
+
+export function parseRedisStoreOptions(options: RedisStoreOptions): RedisStoreConfig {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidOptionTypeError(`RedisStore: options must be an object, got ${show(options)}`);
+  }
+  const raw = options as unknown as Record<string, unknown>;
+  for (const key of Object.keys(raw)) {
+    if (!KNOWN.includes(key)) {
+      throw new InvalidOptionTypeError(`RedisStore: unknown option "${key}"; expected one of ${KNOWN.join(', ')}`);
+    }
+  }
+  const client = parseClient(raw.client);
+  return {
+    client,
+    cluster: client.isCluster === true,
+    prefix: parsePrefix(raw.prefix),
+    clock: parseClock(raw.clock),
+    timeout: parseTimeout(raw.timeout),
+    scripts: parseScripts(raw.scripts),
+  };
+}
+
+function parseClient(value: unknown): CommandClient {
+  const client = value as Partial<CommandClient> | null;
+  if (typeof client !== 'object' || client === null || typeof client.call !== 'function') {
+    throw new InvalidOptionTypeError(`RedisStore.client must be an ioredis Redis or Cluster, got ${show(value)}`);
+  }
+  if (client.isCluster === true && typeof client.nodes !== 'function') {
+    throw new InvalidOptionTypeError('RedisStore.client looks like a Cluster but has no nodes() method');
+  }
+  return client as CommandClient;
+}
+
+function parsePrefix(value: unknown): string {
+  if (value === undefined) return '';
+  if (typeof value !== 'string' || value.length > 128 || /[{}]/.test(value)) {
+    throw new InvalidOptionTypeError(
+      `RedisStore.prefix must be a string of at most 128 characters without { or }, got ${show(value)}`,
+    );
+  }
+  return value;
+}
+
+function parseClock(value: unknown): RedisStoreClock {
+  if (value === undefined) return 'server';
+  if (value === 'server' || value === 'client' || typeof value === 'function') return value as RedisStoreClock;
+  throw new InvalidOptionTypeError(`RedisStore.clock must be 'server', 'client' or a function, got ${show(value)}`);
+}
+
+function parseTimeout(value: unknown): number {
+  if (value === undefined) return 1000;
+  const ms = parseDuration(value as Duration, 'RedisStore.timeout');
+  if (!Number.isSafeInteger(ms) || ms < 1) {
+    throw new InvalidOptionError(`RedisStore.timeout must be a whole number of milliseconds >= 1, got ${show(value)}`);
+  }
+  return ms;
+}
+
+function parseScripts(value: unknown): RedisStoreScripts {
+  if (value === undefined) return 'eval';
+  if (value === 'eval' || value === 'function') return value;
+  throw new InvalidOptionTypeError(`RedisStore.scripts must be 'eval' or 'function', got ${show(value)}`);
+}

@@ -1,0 +1,110 @@
+import { StoreError, withDeadline } from '@floodgate/core';
+import { parseRedisStoreOptions } from './options';
+import { nowArgument, parseConsumeReply, parseRefundReply, scriptArguments, toWireLayer } from './protocol';
+import { evalRunner, functionRunner } from './script-runner';
+import { groupBySlot } from './slots';
+import { warnIfOfflineQueue } from './warnings';
+import type { LayerCall, LayerOutcome, Store } from '@floodgate/core';
+import type { RedisStoreClock, RedisStoreConfig, RedisStoreOptions, RedisStoreScripts } from './options';
+import type { WireLayer } from './protocol';
+import type { ScriptRunner } from './script-runner';
+
+/**
+ * Keeps limiter state in Redis, Valkey or Redis Cluster. Every decision is one atomic Lua call per
+ * slot: on a single node all layers of a request are decided and charged in one round trip.
+ *
+ * @example
+ * const client = new Redis({ enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 100 });
+ * const limiter = createLimiter({ store: new RedisStore({ client }), limits });
+ */
+export class RedisStore implements Store {
+  readonly prefix: string;
+  readonly clock: RedisStoreClock;
+  readonly timeout: number;
+  readonly scripts: RedisStoreScripts;
+  readonly #config: RedisStoreConfig;
+  readonly #runner: ScriptRunner;
+
+  constructor(options: RedisStoreOptions) {
+    this.#config = parseRedisStoreOptions(options);
+    ({ prefix: this.prefix, clock: this.clock, timeout: this.timeout, scripts: this.scripts } = this.#config);
+    const { client, cluster } = this.#config;
+    this.#runner = this.scripts === 'function' ? functionRunner(client, cluster) : evalRunner(client);
+    warnIfOfflineQueue(client);
+  }
+
+  async consume(calls: readonly LayerCall[], requestId: string): Promise<LayerOutcome[]> {
+    const layers = calls.map((call) => toWireLayer(call, this.prefix));
+    if (layers.length === 0) return [];
+    const groups = this.#groups(layers);
+    if (groups.length === 1) return this.#consumeGroup(layers, requestId);
+    return this.#consumeAcrossSlots(layers, groups, requestId);
+  }
+
+  async refund(calls: readonly LayerCall[], requestId: string): Promise<void> {
+    const layers = calls.map((call) => toWireLayer(call, this.prefix));
+    if (layers.length === 0) return;
+    const groups = this.#groups(layers);
+    await Promise.all(groups.map((group) => this.#refundGroup(pick(layers, group), requestId)));
+  }
+
+  #groups(layers: readonly WireLayer[]): number[][] {
+    if (!this.#config.cluster) return [layers.map((_, index) => index)];
+    return groupBySlot(layers.map((layer) => layer.key));
+  }
+
+  /** The script's clock argument: `''` for Redis TIME, else a checked integer from this process. */
+  #now(): string | number {
+    if (this.clock === 'server') return '';
+    return nowArgument(this.clock === 'client' ? Date.now() : this.clock());
+  }
+
+  #run(op: 'consume' | 'refund', layers: readonly WireLayer[], requestId: string): Promise<unknown> {
+    const args = scriptArguments(op, this.#now(), requestId, layers);
+    const keys = layers.map((layer) => layer.key);
+    const reply = this.#runner.run(keys, args).catch((error: unknown) => {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new StoreError(`Redis ${op} failed: ${reason}`, { cause: error });
+    });
+    return withDeadline(reply, this.timeout);
+  }
+
+  async #consumeGroup(layers: readonly WireLayer[], requestId: string): Promise<LayerOutcome[]> {
+    const reply = await this.#run('consume', layers, requestId);
+    const received = Date.now();
+    const { now, outcomes } = parseConsumeReply(reply, layers.length);
+    if (this.clock !== 'server') return outcomes;
+    // resetAt is in the server's clock; callers (headers, deny cache) read it with this process' clock.
+    const shift = received - now;
+    return outcomes.map((outcome) => ({ ...outcome, resetAt: outcome.resetAt + shift }));
+  }
+
+  async #refundGroup(layers: readonly WireLayer[], requestId: string): Promise<void> {
+    parseRefundReply(await this.#run('refund', layers, requestId));
+  }
+
+  /**
+   * Cluster, layers on several slots: one call per slot in parallel. Each call is atomic for its
+   * own layers only, so when any group denies or fails, the groups that were charged are refunded.
+   */
+  async #consumeAcrossSlots(layers: WireLayer[], groups: number[][], requestId: string): Promise<LayerOutcome[]> {
+    const settled = await Promise.allSettled(groups.map((group) => this.#consumeGroup(pick(layers, group), requestId)));
+    const charged = (result: PromiseSettledResult<LayerOutcome[]>) =>
+      result.status === 'fulfilled' && result.value.every((outcome) => outcome.allowed);
+    const allAllowed = settled.every(charged);
+    if (!allAllowed) {
+      const refunds = groups.filter((_, g) => charged(settled[g] as PromiseSettledResult<LayerOutcome[]>));
+      await Promise.allSettled(refunds.map((group) => this.#refundGroup(pick(layers, group), requestId)));
+    }
+    const outcomes: LayerOutcome[] = new Array(layers.length);
+    for (const [g, result] of settled.entries()) {
+      if (result.status === 'rejected') throw result.reason;
+      for (const [j, index] of (groups[g] as number[]).entries()) outcomes[index] = result.value[j] as LayerOutcome;
+    }
+    return outcomes;
+  }
+}
+
+function pick(layers: readonly WireLayer[], group: readonly number[]): WireLayer[] {
+  return group.map((index) => layers[index] as WireLayer);
+}

@@ -1,0 +1,16 @@
+import calculateSlot from 'cluster-key-slot';
+
+/**
+ * Groups layer indices by the Cluster hash slot of their key, in first-seen order. One script call
+ * per group can never raise CROSSSLOT.
+ */
+export function groupBySlot(keys: readonly string[]): number[][] {
+  const groups = new Map<number, number[]>();
+  keys.forEach((key, index) => {
+    const slot = calculateSlot(key);
+    const group = groups.get(slot);
+    if (group === undefined) groups.set(slot, [index]);
+    else group.push(index);
+  });
+  return [...groups.values()];
+}

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisStore } from '@floodgate/redis';
+import { redisForSuite } from '../../../test/helpers/redis-server.ts';
+import { connectClient } from './connect';
+import type { Redis } from 'ioredis';
+
+let server: { url: string; stop(): Promise<void> };
+let client: Redis;
+
+beforeAll(async () => {
+  server = await redisForSuite();
+  client = await connectClient(server.url);
+});
+afterAll(async () => {
+  client?.disconnect();
+  await server?.stop();
+});
+
+describe('RedisStore options', () => {
+  it.each([
+    ['an unknown option', { retries: 1 }, /unknown option "retries"/],
+    ['a prefix with a brace', { prefix: 'app{1}:' }, /RedisStore.prefix/],
+    ['a prefix that is not a string', { prefix: 5 }, /RedisStore.prefix/],
+    ['an unknown clock', { clock: 'app' }, /RedisStore.clock/],
+    ['an unknown scripts mode', { scripts: 'evalsha' }, /RedisStore.scripts/],
+    ['a zero timeout', { timeout: 0 }, /RedisStore.timeout/],
+    ['a NaN timeout', { timeout: Number.NaN }, /RedisStore.timeout/],
+    ['a fractional timeout', { timeout: 1.5 }, /RedisStore.timeout/],
+  ])('rejects %s, naming the option', (_, extra, message) => {
+    expect(() => new RedisStore({ client, ...(extra as object) })).toThrow(message);
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['a URL string', 'redis://127.0.0.1'],
+    ['a plain object', {}],
+  ])('rejects a client that is %s', (_, value) => {
+    expect(() => new RedisStore({ client: value as unknown as Redis })).toThrow(/RedisStore.client/);
+  });
+
+  it('keeps the defaults it documents and does not touch the options object', () => {
+    const options = Object.freeze({ client });
+    const store = new RedisStore(options);
+    expect(store).toMatchObject({ prefix: '', clock: 'server', timeout: 1000, scripts: 'eval' });
+    expect(new RedisStore({ client, timeout: '2 s' }).timeout).toBe(2000);
+  });
+});

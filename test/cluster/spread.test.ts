@@ -1,0 +1,96 @@
+import { createLimiter, fixedWindow, type KeyContext } from '@floodgate/core';
+import { RedisStore } from '@floodgate/redis';
+import type { Cluster } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ClusterNode, type RedisCluster, startCluster } from '../helpers/redis-cluster.ts';
+import { connectCluster, freshPrefix } from '../helpers/redis-cluster-client.ts';
+
+const NOW = 1_800_000_000_000;
+const IDENTITIES = 1000;
+const LIMIT = 3;
+
+let cluster: RedisCluster;
+let client: Cluster;
+beforeAll(async () => {
+  cluster = await startCluster();
+  client = await connectCluster(cluster);
+});
+afterAll(async () => {
+  client?.disconnect();
+  await cluster?.stop();
+});
+
+/** Every key of one master that starts with `prefix`, by SCAN (never KEYS on a shared server). */
+async function keysOn(master: ClusterNode, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = (await cluster.command(master, 'SCAN', cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500)) as [
+      string,
+      string[],
+    ];
+    keys.push(...batch);
+    cursor = next;
+  } while (cursor !== '0');
+  return keys;
+}
+
+/** Runs `task` over `items` with at most `width` in flight. */
+async function inParallel<T>(items: readonly T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+}
+
+describe('1,000 identities over three masters', () => {
+  it('spreads keys over every master and keeps each identity exact', async () => {
+    const prefix = freshPrefix('spread');
+    const storeErrors: unknown[] = [];
+    const limiter = createLimiter({
+      store: new RedisStore({ client, clock: () => NOW, timeout: 2000 }),
+      clock: () => NOW,
+      prefix,
+      timeout: 2000,
+      denyCache: false,
+      onStoreError: ({ error }) => storeErrors.push(error),
+      limits: [
+        { name: 'user', key: (ctx) => ctx.header('x-user'), algorithm: fixedWindow({ limit: LIMIT, window: '1m' }) },
+      ],
+    });
+    const users = Array.from({ length: IDENTITIES }, (_, i) => `user-${i}`);
+    const admitted = new Map<string, boolean[]>();
+
+    await inParallel(users, 50, async (user) => {
+      const ctx: KeyContext = { ip: undefined, header: (name) => (name === 'x-user' ? user : undefined), req: {} };
+      const allowed: boolean[] = [];
+      for (let i = 0; i < LIMIT + 2; i++) {
+        const decision = await limiter.consume(ctx);
+        expect(decision.degraded).toBe(false);
+        allowed.push(decision.allowed);
+      }
+      admitted.set(user, allowed);
+    });
+
+    expect(storeErrors).toEqual([]);
+    for (const user of users) expect(admitted.get(user), user).toEqual([true, true, true, false, false]);
+
+    const masters = cluster.masters();
+    expect(masters).toHaveLength(3);
+    const perMaster = await Promise.all(masters.map((master) => keysOn(master, prefix)));
+    const counts = perMaster.map((keys) => keys.length);
+    // Every identity is one key on exactly one master; 16384 slots split in thirds put about 333
+    // on each (a binomial standard deviation of 15: below 250 would mean the keys are not spread).
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(IDENTITIES);
+    expect(new Set(perMaster.flat()).size).toBe(IDENTITIES);
+    for (const count of counts) expect(count).toBeGreaterThan(250);
+    // The cluster is this file's own: DBSIZE sees exactly these keys too.
+    expect(await Promise.all(masters.map((master) => cluster.command(master, 'DBSIZE')))).toEqual(counts);
+    for (const [index, master] of masters.entries()) {
+      const sample = perMaster[index]?.[0] as string;
+      expect((await cluster.masterOf(sample)).port).toBe(master.port);
+      expect(await cluster.command(master, 'HGET', sample, 'count')).toBe(String(LIMIT));
+    }
+  });
+});

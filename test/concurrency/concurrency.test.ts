@@ -1,0 +1,93 @@
+import { fork } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisForSuite } from '../helpers/redis-server.ts';
+import { connectClient, deleteTestKeys, freshPrefix } from '../redis/fixtures/client.ts';
+import { bundleFromSource } from './bundle.ts';
+import type { ChildProcess } from 'node:child_process';
+import type { Redis } from 'ioredis';
+
+const PROCESSES = 3;
+const IN_FLIGHT = 50;
+const LIMIT = 37;
+const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url));
+
+let server: { url: string; stop(): Promise<void> };
+let bundle: string;
+let client: Redis;
+const children = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  [server, bundle] = await Promise.all([redisForSuite(), bundleFromSource()]);
+  client = await connectClient(server.url);
+});
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  if (bundle) rmSync(bundle, { force: true });
+  if (client) await deleteTestKeys(client);
+  client?.disconnect();
+  await server?.stop();
+});
+
+interface Tally {
+  allowed: number;
+  denied: number;
+  failed: number;
+}
+
+/** Starts every worker, waits until all are connected, then lets them fire at once. */
+async function race(factory: string, options: object): Promise<Tally[]> {
+  const prefix = freshPrefix(`concurrency-${factory}`);
+  const config = { bundle, url: server.url, prefix, factory, options, key: 'fg:ip:{shared}', requests: IN_FLIGHT };
+  const workers = Array.from({ length: PROCESSES }, () => {
+    const child = fork(WORKER, [JSON.stringify(config)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
+    const ready = new Promise<void>((resolve, reject) => {
+      child.once('message', () => resolve());
+      child.once('exit', (code) => reject(new Error(`worker exited with ${code} before it was ready`)));
+    });
+    return { child, ready };
+  });
+  await Promise.all(workers.map((worker) => worker.ready));
+  const tallies = workers.map(
+    ({ child }) =>
+      new Promise<Tally>((resolve, reject) => {
+        child.once('message', (tally) => resolve(tally as Tally));
+        child.once('exit', (code) => reject(new Error(`worker exited with ${code} before reporting`)));
+      }),
+  );
+  for (const { child } of workers) child.send('go');
+  return Promise.all(tallies);
+}
+
+const total = (tallies: Tally[], field: keyof Tally) => tallies.reduce((sum, tally) => sum + tally[field], 0);
+
+const EXACT: [string, object][] = [
+  // Day-long aligned windows: a run never straddles a boundary (the odds are about 1 in 10^5).
+  ['fixedWindow', { limit: LIMIT, window: '1d' }],
+  ['slidingLog', { limit: LIMIT, window: '1h' }],
+  // Refill so slow that not one token comes back during the run.
+  ['tokenBucket', { capacity: LIMIT, refillRate: 0.000001 }],
+  ['leakyBucket', { capacity: LIMIT, leakRate: 0.000001 }],
+  ['gcra', { rate: 1, period: '1d', burst: LIMIT - 1 }],
+  ['concurrency', { max: LIMIT, lease: '1h' }],
+];
+
+describe(`${PROCESSES} processes x ${IN_FLIGHT} requests in flight on one key, one Redis`, () => {
+  it.each(EXACT)('%s admits exactly its limit', async (factory, options) => {
+    const tallies = await race(factory, options);
+    expect(total(tallies, 'failed')).toBe(0);
+    expect(total(tallies, 'allowed') + total(tallies, 'denied')).toBe(PROCESSES * IN_FLIGHT);
+    expect(total(tallies, 'allowed')).toBe(LIMIT);
+  });
+
+  it('slidingWindow stays within its documented bound (fewer than 2 x limit in any window)', async () => {
+    const tallies = await race('slidingWindow', { limit: LIMIT, window: '1d' });
+    expect(total(tallies, 'failed')).toBe(0);
+    expect(total(tallies, 'allowed') + total(tallies, 'denied')).toBe(PROCESSES * IN_FLIGHT);
+    expect(total(tallies, 'allowed')).toBeGreaterThanOrEqual(LIMIT);
+    expect(total(tallies, 'allowed')).toBeLessThan(2 * LIMIT);
+  });
+});

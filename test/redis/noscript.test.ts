@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedWindow, StoreError } from '@floodgate/core';
+import { RedisStore } from '@floodgate/redis';
+import { startRedis } from '../helpers/redis-server.ts';
+import { connectClient, freshPrefix, layerKey } from './fixtures/client.ts';
+import { commandsSentBy } from './fixtures/monitor.ts';
+import type { Redis } from 'ioredis';
+import type { RedisServer } from '../helpers/redis-server.ts';
+
+// A private server: these tests flush its scripts and restart it.
+let server: RedisServer;
+let client: Redis;
+
+beforeAll(async () => {
+  server = await startRedis();
+  client = await connectClient(server.url, { retryStrategy: () => 20 });
+  // Connection errors while the server is down are expected here; reconnects are awaited below.
+  client.on('error', () => {});
+});
+afterAll(async () => {
+  client?.disconnect();
+  await server?.stop();
+});
+
+const call = { key: layerKey('ip', 'n'), algorithm: fixedWindow({ limit: 10, window: '1h' }), cost: 1 };
+const names = (sent: string[][]) => sent.map((args) => args[0]?.toLowerCase());
+
+async function restartServer(): Promise<void> {
+  const ready = new Promise((resolve) => client.once('ready', resolve));
+  await server.kill();
+  await server.start();
+  await ready;
+}
+
+describe("scripts: 'eval'", () => {
+  it('survives SCRIPT FLUSH between two calls: EVALSHA, NOSCRIPT, EVAL, same state', async () => {
+    const store = new RedisStore({ client, prefix: freshPrefix('flush') });
+    expect((await store.consume([call], 'a'))[0]?.remaining).toBe(9);
+    await client.script('FLUSH');
+    let second: Awaited<ReturnType<RedisStore['consume']>> = [];
+    const sent = await commandsSentBy(client, async () => {
+      second = await store.consume([call], 'b');
+    });
+    expect(second[0]).toMatchObject({ allowed: true, remaining: 8 });
+    expect(names(sent)).toEqual(['evalsha', 'eval']);
+    const [, again] = await Promise.all([client.script('EXISTS', 'x'), store.consume([call], 'c')]);
+    expect(again[0]?.remaining).toBe(7);
+  });
+
+  it('survives a Redis restart between two calls', async () => {
+    const store = new RedisStore({ client, prefix: freshPrefix('restart') });
+    expect((await store.consume([call], 'a'))[0]?.allowed).toBe(true);
+    await restartServer();
+    // Memory is gone with the process (no persistence): a fresh window, and no error.
+    expect((await store.consume([call], 'b'))[0]).toMatchObject({ allowed: true, remaining: 9 });
+  });
+
+  it('retries only on NOSCRIPT: any other error surfaces and EVAL is never sent', async () => {
+    const prefix = freshPrefix('wrongtype');
+    const store = new RedisStore({ client, prefix });
+    await store.consume([call], 'load');
+    await client.set(prefix + call.key, 'not a hash');
+    let failure: unknown;
+    const sent = await commandsSentBy(client, async () => {
+      failure = await store.consume([call], 'a').catch((error: unknown) => error);
+    });
+    expect(failure).toBeInstanceOf(StoreError);
+    expect(String(failure)).toMatch(/WRONGTYPE/);
+    expect(names(sent)).toEqual(['evalsha']);
+  });
+});
+
+describe("scripts: 'function'", () => {
+  it('survives FUNCTION FLUSH between two calls by loading the library again', async () => {
+    const store = new RedisStore({ client, prefix: freshPrefix('fn-flush'), scripts: 'function' });
+    expect((await store.consume([call], 'a'))[0]?.remaining).toBe(9);
+    await client.call('FUNCTION', 'FLUSH');
+    let second: Awaited<ReturnType<RedisStore['consume']>> = [];
+    const sent = await commandsSentBy(client, async () => {
+      second = await store.consume([call], 'b');
+    });
+    expect(second[0]).toMatchObject({ allowed: true, remaining: 8 });
+    expect(names(sent)).toEqual(['fcall', 'function', 'fcall']);
+  });
+
+  it('survives a Redis restart between two calls', async () => {
+    const store = new RedisStore({ client, prefix: freshPrefix('fn-restart'), scripts: 'function' });
+    expect((await store.consume([call], 'a'))[0]?.allowed).toBe(true);
+    await restartServer();
+    expect((await store.consume([call], 'b'))[0]).toMatchObject({ allowed: true, remaining: 9 });
+  });
+});

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { concurrency, fixedWindow, gcra, leakyBucket, slidingLog, slidingWindow, tokenBucket } from '@floodgate/core';
+import { RedisStore } from '@floodgate/redis';
+import { redisForSuite } from '../helpers/redis-server.ts';
+import { connectClient, freshPrefix, keysUnder, layerKey, deleteTestKeys } from './fixtures/client.ts';
+import { runSeed, seededRandom } from './fixtures/random.ts';
+import type { Algorithm, LayerCall } from '@floodgate/core';
+import type { Redis } from 'ioredis';
+
+let server: { url: string; stop(): Promise<void> };
+let client: Redis;
+
+beforeAll(async () => {
+  server = await redisForSuite();
+  client = await connectClient(server.url);
+});
+afterAll(async () => {
+  if (client) await deleteTestKeys(client);
+  client?.disconnect();
+  await server?.stop();
+});
+
+/** Short durations, so that every key's TTL runs out within the test. */
+const RULES: Record<string, Algorithm> = {
+  fw: fixedWindow({ limit: 4, window: 700 }),
+  log: slidingLog({ limit: 4, window: 600 }),
+  sw: slidingWindow({ limit: 4, window: 500 }),
+  tb: tokenBucket({ capacity: 4, refillRate: 10 }),
+  lb: leakyBucket({ capacity: 4, leakRate: 10, mode: 'shaping' }),
+  gcra: gcra({ rate: 5, period: 800, burst: 3 }),
+  conc: concurrency({ max: 3, lease: 900 }),
+};
+
+/** Polls `condition` until it holds or `boundMs` passes; returns whether it held. */
+async function eventually(condition: () => Promise<boolean>, boundMs: number): Promise<boolean> {
+  const deadline = Date.now() + boundMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return condition();
+}
+
+describe('TTL of every key', () => {
+  it('after a mixed workload every key has a TTL, and once the longest passes no key is left', async () => {
+    const random = seededRandom(runSeed());
+    const prefix = freshPrefix('ttl');
+    const store = new RedisStore({ client, prefix });
+    const names = Object.keys(RULES);
+    const call = (name: string, identity: string, cost: number): LayerCall => ({
+      key: layerKey(name, identity),
+      algorithm: RULES[name] as Algorithm,
+      cost,
+    });
+    for (let i = 0; i < 600; i++) {
+      const identity = `id${random.int(0, 3)}`;
+      const layers = [random.pick(names), random.pick(names)].filter((name, index, all) => all.indexOf(name) === index);
+      const calls = layers.map((name) => call(name, identity, random.int(0, 2)));
+      const id = `r${i}`;
+      if (random.chance(0.2)) await store.refund(calls, random.chance(0.5) ? id : `r${i - 1}`);
+      else await store.consume(calls, id);
+    }
+
+    const keys = await keysUnder(client, prefix);
+    expect(keys.length).toBeGreaterThan(names.length);
+    const ttls = await Promise.all(keys.map((key) => client.pttl(key)));
+    for (const [index, ttl] of ttls.entries()) {
+      expect({ key: keys[index], ttl: Number.isInteger(ttl) && ttl >= 1 }).toEqual({ key: keys[index], ttl: true });
+    }
+    const longest = Math.max(...ttls);
+    expect(longest).toBeLessThanOrEqual(1000);
+    expect(await eventually(async () => (await keysUnder(client, prefix)).length === 0, longest + 2000)).toBe(true);
+  });
+});
