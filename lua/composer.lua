@@ -58,5 +58,14 @@ if all_allowed then
   for i = 1, n do writes[i]() end
 else
   reply[2] = 0
+  -- A layer that would have allowed is not charged when another denies: report its uncharged numbers.
+  for i = 1, n do
+    local base = 2 + (i - 1) * 6
+    if reply[base + 1] == 1 then
+      local layer = layers[i]
+      local outcome = layer.algorithm.decide(KEYS[i], now, 0, id, layer.p)
+      for j = 1, 6 do reply[base + j] = outcome[j] end
+    end
+  end
 end
 return reply

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixedWindow, tokenBucket } from '@floodgate/core';
+import { fixedWindow, MemoryStore, tokenBucket } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { redisForSuite } from '../helpers/redis-server.ts';
 import { ALGORITHM_KINDS, ROOMY } from './fixtures/algorithms.ts';
@@ -50,5 +50,20 @@ describe('layers on one node', () => {
     const outcomes = await store.consume([open, shut], 'second-deny');
     expect(outcomes.map((outcome) => outcome.allowed)).toEqual([true, false]);
     expect(await client.dump(prefix + open.key)).toEqual(before);
+  });
+
+  it.each(ALGORITHM_KINDS)('a %s layer that would allow reports its uncharged numbers when another denies', async (kind) => {
+    const now = 1_700_000_000_000;
+    const prefix = freshPrefix(`uncharged-${kind}`);
+    const stores = [new RedisStore({ client, prefix, clock: () => now }), new MemoryStore({ clock: () => now })];
+    for (const store of stores) {
+      const open = { key: layerKey('open', 'y'), algorithm: ROOMY[kind](), cost: 1 };
+      const shut = { key: layerKey('shut', 'y'), algorithm: fixedWindow({ limit: 1, window: '1h' }), cost: 1 };
+      await store.consume([shut], 'fill');
+      const [charged] = await store.consume([open], 'charge');
+      const [uncharged, denied] = await store.consume([open, shut], 'denied');
+      expect(denied?.allowed).toBe(false);
+      expect(uncharged).toEqual({ ...charged, delay: uncharged?.delay });
+    }
   });
 });

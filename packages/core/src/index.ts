@@ -36,6 +36,7 @@ export type {
   StoreErrorEvent,
 } from './resilience/options';
 export type { BreakerChange, BreakerState } from './resilience/breaker';
+export type { PartitionedStore } from './resilience/guarded-store';
 export { byIp } from './keys/by-ip';
 export type { ByIpOptions } from './keys/by-ip';
 export { byHeader } from './keys/by-header';

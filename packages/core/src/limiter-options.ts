@@ -25,7 +25,9 @@ export function parseLimiterOptions<Req>(options: LimiterOptions<Req>): LimiterC
   const clock = raw.clock === undefined ? undefined : functionOption<() => number>('createLimiter.clock', raw.clock);
   const store = raw.store === undefined ? new MemoryStore(clock ? { clock } : {}) : parseStore(raw.store);
   if (clock !== undefined && store instanceof MemoryStore && store.clock !== clock) {
-    throw new InvalidOptionError('createLimiter.clock differs from the clock of the MemoryStore given as store; pass one clock to both');
+    throw new InvalidOptionError(
+      'createLimiter.clock differs from the clock of the MemoryStore given as store; pass one clock to both',
+    );
   }
   return {
     store,
@@ -38,8 +40,15 @@ export function parseLimiterOptions<Req>(options: LimiterOptions<Req>): LimiterC
 
 function parseStore(value: unknown): Store {
   const store = value as Partial<Store> | null;
-  if (typeof store !== 'object' || store === null || typeof store.consume !== 'function' || typeof store.refund !== 'function') {
-    throw new InvalidOptionTypeError(`createLimiter.store must have consume() and refund() methods, got ${show(value)}`);
+  if (
+    typeof store !== 'object' ||
+    store === null ||
+    typeof store.consume !== 'function' ||
+    typeof store.refund !== 'function'
+  ) {
+    throw new InvalidOptionTypeError(
+      `createLimiter.store must have consume() and refund() methods, got ${show(value)}`,
+    );
   }
   return store as Store;
 }
@@ -54,7 +63,8 @@ function parseRules(value: unknown): readonly LimitRule[] {
     const rule = requireObject(where, entry);
     rejectUnknownKeys(where, rule, ['name', 'key', 'algorithm']);
     const name = nameOption(`${where}.name`, rule.name);
-    if (seen.has(name)) throw new InvalidOptionError(`${where}.name ${show(name)} is used by another rule; names must be unique`);
+    if (seen.has(name))
+      throw new InvalidOptionError(`${where}.name ${show(name)} is used by another rule; names must be unique`);
     seen.add(name);
     const key = functionOption<KeyFunction>(`${where}.key`, rule.key);
     const algorithm = rule.algorithm as Partial<Algorithm> | undefined;

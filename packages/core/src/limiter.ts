@@ -32,7 +32,10 @@ export interface LimiterOptions<Req = unknown> extends ResilienceOptions<Req> {
   prefix?: string;
   /** The layers; a request passes only if every layer that applies allows it. */
   limits: readonly LimitRule<Req>[];
-  /** Time source in epoch ms for a MemoryStore the limiter creates. Default `Date.now`. */
+  /**
+   * Time source in epoch ms for a MemoryStore the limiter creates, and for the breaker, the local
+   * fallback and the deny cache. Default `Date.now`.
+   */
   clock?: () => number;
 }
 
@@ -80,7 +83,11 @@ export function createLimiter<Req = unknown>(options: LimiterOptions<Req>): Limi
   };
 
   const callsFor = (layers: Layer[], cost: number): LayerCall[] =>
-    layers.map(({ rule, key }) => ({ key, algorithm: rule.algorithm, cost: checkCost(rule.algorithm, cost, rule.name) }));
+    layers.map(({ rule, key }) => ({
+      key,
+      algorithm: rule.algorithm,
+      cost: checkCost(rule.algorithm, cost, rule.name),
+    }));
 
   return {
     prefix: config.prefix,

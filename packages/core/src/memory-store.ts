@@ -51,10 +51,12 @@ export class MemoryStore implements Store {
   /** The synchronous core of `consume`, for callers that must not yield (the local fallback). */
   consumeNow(calls: readonly LayerCall[], requestId: string): LayerOutcome[] {
     const now = this.clock();
-    const decided = calls.map((call) =>
-      call.algorithm.decide(this.#entries.get(call.key)?.state, now, call.cost, requestId),
-    );
+    const decide = (call: LayerCall, cost: number) =>
+      call.algorithm.decide(this.#entries.get(call.key)?.state, now, cost, requestId);
+    let decided = calls.map((call) => decide(call, call.cost));
     const allowed = decided.every((outcome) => outcome.allowed);
+    // A layer that would have allowed is not charged when another denies: report its uncharged numbers.
+    if (!allowed) decided = decided.map((outcome, index) => (outcome.allowed ? decide(calls[index] as LayerCall, 0) : outcome));
     return decided.map(({ state, ...outcome }, index) => {
       if (allowed && state !== undefined) {
         this.#entries.set((calls[index] as LayerCall).key, { state }, { ttl: ttlOf(outcome, now) });

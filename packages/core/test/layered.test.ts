@@ -68,7 +68,8 @@ describe('layered through createLimiter', () => {
     ]);
     const denied = await limiter.consume(ctx('203.0.113.7', signedIn));
     expect(denied).toMatchObject({ allowed: false, rule: 'user' });
-    expect(denied.results.find((r) => r.rule === 'ip')).toMatchObject({ allowed: true, remaining: 1 });
+    // The ip layer would have allowed; it reports its uncharged numbers.
+    expect(denied.results.find((r) => r.rule === 'ip')).toMatchObject({ allowed: true, remaining: 2 });
     // Had the denied request been charged to ip, this would leave 0 remaining.
     const anonymous = await limiter.consume(ctx('203.0.113.7'));
     expect(anonymous.results.map((r) => [r.rule, r.remaining])).toEqual([['ip', 1]]);

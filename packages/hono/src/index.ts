@@ -1,1 +1,3 @@
-export {};
+export { rateLimiter } from './rate-limiter';
+export type { RateLimiterHandler, RateLimiterOptions } from './rate-limiter';
+export type { Decision, RateLimitInfo, FloodgateWarning, TrustProxy } from '@floodgate/core';

@@ -28,6 +28,8 @@ export interface CommandClient {
   readonly options?: { enableOfflineQueue?: boolean };
   readonly isCluster?: boolean;
   nodes?(role: 'master'): CommandClient[];
+  /** Cluster only: ioredis' slot table, slot -> [master "host:port", ...replicas]. */
+  readonly slots?: readonly (readonly string[] | undefined)[];
 }
 
 export interface RedisStoreConfig {

@@ -2,9 +2,9 @@ import { StoreError, withDeadline } from '@floodgate/core';
 import { parseRedisStoreOptions } from './options';
 import { nowArgument, parseConsumeReply, parseRefundReply, scriptArguments, toWireLayer } from './protocol';
 import { evalRunner, functionRunner } from './script-runner';
-import { groupBySlot } from './slots';
+import { groupBySlot, masterOf } from './slots';
 import { warnIfOfflineQueue } from './warnings';
-import type { LayerCall, LayerOutcome, Store } from '@floodgate/core';
+import type { LayerCall, LayerOutcome, PartitionedStore } from '@floodgate/core';
 import type { RedisStoreClock, RedisStoreConfig, RedisStoreOptions, RedisStoreScripts } from './options';
 import type { WireLayer } from './protocol';
 import type { ScriptRunner } from './script-runner';
@@ -17,7 +17,7 @@ import type { ScriptRunner } from './script-runner';
  * const client = new Redis({ enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 100 });
  * const limiter = createLimiter({ store: new RedisStore({ client }), limits });
  */
-export class RedisStore implements Store {
+export class RedisStore implements PartitionedStore {
   readonly prefix: string;
   readonly clock: RedisStoreClock;
   readonly timeout: number;
@@ -46,6 +46,14 @@ export class RedisStore implements Store {
     if (layers.length === 0) return;
     const groups = this.#groups(layers);
     await Promise.all(groups.map((group) => this.#refundGroup(pick(layers, group), requestId)));
+  }
+
+  /**
+   * Which part of Redis holds `key`: the serving master on a Cluster (each gets its own circuit
+   * breaker in the limiter, so losing one shard leaves the others in use), one part otherwise.
+   */
+  partitionOf(key: string): string {
+    return this.#config.cluster ? masterOf(this.#config.client.slots, this.prefix + key) : '';
   }
 
   #groups(layers: readonly WireLayer[]): number[][] {

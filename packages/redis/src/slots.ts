@@ -14,3 +14,11 @@ export function groupBySlot(keys: readonly string[]): number[][] {
   });
   return [...groups.values()];
 }
+
+/**
+ * The master currently serving `key`, as the Cluster client's slot table says ('unassigned' while
+ * the table has no owner for the slot).
+ */
+export function masterOf(slots: readonly (readonly string[] | undefined)[] | undefined, key: string): string {
+  return slots?.[calculateSlot(key)]?.[0] ?? 'unassigned';
+}

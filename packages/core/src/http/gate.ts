@@ -31,7 +31,13 @@ export type Verdict =
    */
   | { action: 'next'; headers: Record<string, string>; info: RateLimitInfo | undefined; finish(status?: number): void }
   /** Answer `status` with `headers`; `body` is undefined when the user's `handler` answers instead. */
-  | { action: 'deny'; status: number; headers: Record<string, string>; decision: Decision; body?: { contentType: string; text: string } }
+  | {
+      action: 'deny';
+      status: number;
+      headers: Record<string, string>;
+      decision: Decision;
+      body?: { contentType: string; text: string };
+    }
   /** The client left during the shaping wait; its units were given back. Do nothing more. */
   | { action: 'aborted' };
 

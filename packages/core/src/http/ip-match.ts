@@ -8,7 +8,8 @@ export type IpMatcher = (ip: string | undefined) => boolean;
 
 /** Parses `'203.0.113.7'`, `'10.0.0.0/8'`, `'2001:db8::/32'`; throws naming the option on anything else. */
 function parseRange(name: string, entry: unknown): Range {
-  if (typeof entry !== 'string') throw new InvalidOptionError(`${name} must be an IP address or CIDR, got ${show(entry)}`);
+  if (typeof entry !== 'string')
+    throw new InvalidOptionError(`${name} must be an IP address or CIDR, got ${show(entry)}`);
   try {
     if (entry.includes('/')) {
       const [address, bits] = ipaddr.parseCIDR(entry);

@@ -35,13 +35,37 @@ export interface HttpConfig<Req = unknown, Res = unknown, Handler = unknown> {
 }
 
 const OWN_KEYS = [
-  'limit', 'window', 'cost', 'skip', 'allowList', 'standardHeaders', 'legacyHeaders', 'statusCode', 'message',
-  'handler', 'maxDelay', 'skipFailedRequests', 'skipSuccessfulRequests', 'requestWasSuccessful', 'onWarning',
+  'limit',
+  'window',
+  'cost',
+  'skip',
+  'allowList',
+  'standardHeaders',
+  'legacyHeaders',
+  'statusCode',
+  'message',
+  'handler',
+  'maxDelay',
+  'skipFailedRequests',
+  'skipSuccessfulRequests',
+  'requestWasSuccessful',
+  'onWarning',
 ] as const;
 /** Handed to createLimiter unchanged; it validates them. */
 const LIMITER_KEYS = [
-  'store', 'prefix', 'limits', 'clock', 'timeout', 'failMode', 'instances', 'breaker', 'denyCache',
-  'onDecision', 'onLimited', 'onStoreError', 'onBreakerChange',
+  'store',
+  'prefix',
+  'limits',
+  'clock',
+  'timeout',
+  'failMode',
+  'instances',
+  'breaker',
+  'denyCache',
+  'onDecision',
+  'onLimited',
+  'onStoreError',
+  'onBreakerChange',
 ] as const;
 
 /**
@@ -76,7 +100,10 @@ export function parseHttpOptions<Req, Res, Handler>(
     handler: optionalFunction<Handler>(where, raw, 'handler'),
     maxDelay: raw.maxDelay === undefined ? undefined : parseDuration(raw.maxDelay as number, `${where}.maxDelay`),
     ...parseOutcomeOptions<Req, Res>(where, raw),
-    failMode: raw.failMode === undefined ? 'local' : oneOfOption(`${where}.failMode`, raw.failMode, ['local', 'open', 'closed']),
+    failMode:
+      raw.failMode === undefined
+        ? 'local'
+        : oneOfOption(`${where}.failMode`, raw.failMode, ['local', 'open', 'closed']),
     onStoreError: optionalFunction(where, raw, 'onStoreError'),
     warn,
   };
@@ -85,7 +112,9 @@ export function parseHttpOptions<Req, Res, Handler>(
 function buildLimiter<Req>(where: string, raw: Record<string, unknown>): Limiter<Req> {
   const short = raw.limit !== undefined || raw.window !== undefined;
   if (short && raw.limits !== undefined) {
-    throw new InvalidOptionTypeError(`${where}: give either { limit, window } (short form) or limits (full form), not both`);
+    throw new InvalidOptionTypeError(
+      `${where}: give either { limit, window } (short form) or limits (full form), not both`,
+    );
   }
   if (!short && raw.limits === undefined) {
     throw new InvalidOptionTypeError(`${where}: give { limit, window } (short form) or limits, got neither`);
@@ -100,7 +129,9 @@ function parseAllowList<Req>(where: string, value: unknown): HttpConfig<Req>['al
   if (value === undefined) return undefined;
   if (typeof value === 'function') return (req) => (value as (req: Req) => MaybeAsync<boolean>)(req);
   if (!Array.isArray(value)) {
-    throw new InvalidOptionTypeError(`${where}.allowList must be an array of IPs/CIDRs or a function, got ${show(value)}`);
+    throw new InvalidOptionTypeError(
+      `${where}.allowList must be an array of IPs/CIDRs or a function, got ${show(value)}`,
+    );
   }
   const matches = ipMatcher(`${where}.allowList`, value);
   return (_req, ip) => matches(ip);
@@ -108,7 +139,8 @@ function parseAllowList<Req>(where: string, value: unknown): HttpConfig<Req>['al
 
 function statusOption(name: string, value: unknown): number {
   const status = integerOption(name, value, 400);
-  if (status > 599) throw new InvalidOptionError(`${name} must be an HTTP error status from 400 to 599, got ${show(value)}`);
+  if (status > 599)
+    throw new InvalidOptionError(`${name} must be an HTTP error status from 400 to 599, got ${show(value)}`);
   return status;
 }
 
@@ -116,7 +148,9 @@ function parseMessage<Req>(where: string, value: unknown): HttpConfig<Req>['mess
   if (value === undefined) return undefined;
   if (typeof value === 'function') return value as HttpConfig<Req>['message'];
   if (typeof value === 'string' || (typeof value === 'object' && value !== null)) return () => value;
-  throw new InvalidOptionTypeError(`${where}.message must be a string, a JSON object or a function, got ${show(value)}`);
+  throw new InvalidOptionTypeError(
+    `${where}.message must be a string, a JSON object or a function, got ${show(value)}`,
+  );
 }
 
 function parseOutcomeOptions<Req, Res>(where: string, raw: Record<string, unknown>) {

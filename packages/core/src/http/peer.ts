@@ -18,7 +18,9 @@ export interface PeerConfig<Req> {
 export function parsePeerOptions<Req>(where: string, options: unknown): PeerConfig<Req> {
   const raw = requireObject(where, options);
   const getConnInfo =
-    raw.getConnInfo === undefined ? undefined : functionOption<(req: Req) => ConnInfoLike>(`${where}.getConnInfo`, raw.getConnInfo);
+    raw.getConnInfo === undefined
+      ? undefined
+      : functionOption<(req: Req) => ConnInfoLike>(`${where}.getConnInfo`, raw.getConnInfo);
   const resolver = clientIpResolver(`${where}.trustProxy`, raw.trustProxy);
   const peerOf = (req: Req, socketAddress: () => unknown): string | undefined => {
     try {

@@ -34,7 +34,13 @@ export function clientIpResolver(name: string, setting: unknown): ClientIpResolv
     trust,
     resolve(remote, forwardedFor) {
       if (trust === 'none' || remote === undefined || forwardedFor === undefined) return remote;
-      const hops = [remote, ...forwardedFor.split(',').map((hop) => hop.trim()).reverse()];
+      const hops = [
+        remote,
+        ...forwardedFor
+          .split(',')
+          .map((hop) => hop.trim())
+          .reverse(),
+      ];
       for (let index = 0; index < hops.length - 1; index++) {
         const hop = hops[index] as string;
         if (!trusts(hop, index)) return hop;

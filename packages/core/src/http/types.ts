@@ -4,7 +4,6 @@ import type { Decision } from '../decision';
 import type { LimiterOptions, LimitRule } from '../limiter';
 import type { Store } from '../store';
 
-
 /** A misconfiguration noticed at run time; each code is reported once per middleware instance. */
 export interface FloodgateWarning {
   /** Stable: `WARN_FLOODGATE_…`. */

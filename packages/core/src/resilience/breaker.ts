@@ -6,6 +6,8 @@ export interface BreakerChange {
   from: BreakerState;
   to: BreakerState;
   at: number;
+  /** The part of a partitioned store (a Cluster shard) this breaker guards; undefined for a whole store. */
+  partition?: string;
 }
 
 export interface BreakerSettings {
@@ -19,6 +21,8 @@ export interface BreakerSettings {
 /** Permission to call the store, tied to the breaker state it was granted in. */
 export interface BreakerTicket {
   readonly generation: number;
+  /** True for the one call a half-open breaker lets through. */
+  readonly probe: boolean;
 }
 
 /**
@@ -39,7 +43,7 @@ export class CircuitBreaker {
   constructor(
     private readonly settings: BreakerSettings,
     private readonly clock: () => number,
-    private readonly onChange: (change: BreakerChange) => void,
+    private readonly onChange: (change: Omit<BreakerChange, 'partition'>) => void,
   ) {}
 
   get state(): BreakerState {
@@ -55,12 +59,17 @@ export class CircuitBreaker {
   /** A ticket when the store may be called now, otherwise undefined. */
   acquire(): BreakerTicket | undefined {
     if (this.#state === 'open' && this.retryIn() === 0) this.#moveTo('half-open');
-    if (this.#state === 'closed') return { generation: this.#generation };
+    if (this.#state === 'closed') return { generation: this.#generation, probe: false };
     if (this.#state === 'half-open' && !this.#probing) {
       this.#probing = true;
-      return { generation: this.#generation };
+      return { generation: this.#generation, probe: true };
     }
     return undefined;
+  }
+
+  /** Gives back a ticket that was not used, so an unused probe does not block the next one. */
+  release(ticket: BreakerTicket): void {
+    if (ticket.probe && ticket.generation === this.#generation) this.#probing = false;
   }
 
   succeed(ticket: BreakerTicket): void {

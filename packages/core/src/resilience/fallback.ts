@@ -41,7 +41,11 @@ export class LocalFallback {
   decide(calls: readonly LayerCall[], requestId: string, retryIn: number): FallbackAnswer {
     const now = this.clock();
     if (this.failMode === 'local') {
-      return { outcomes: this.#store.consumeNow(this.#share(calls), requestId), unavailable: false, leasedLocally: true };
+      return {
+        outcomes: this.#store.consumeNow(this.#share(calls), requestId),
+        unavailable: false,
+        leasedLocally: true,
+      };
     }
     const allowed = this.failMode === 'open';
     const retryAfter = allowed ? 0 : Math.max(1000, retryIn);

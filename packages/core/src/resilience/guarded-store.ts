@@ -1,5 +1,5 @@
 import { StoreError } from '../errors';
-import { CircuitBreaker, type BreakerTicket } from './breaker';
+import { BreakerSet, type Passage } from './breakers';
 import { withDeadline } from './deadline';
 import { DenyCache } from './deny-cache';
 import { LocalFallback } from './fallback';
@@ -17,6 +17,14 @@ export interface GuardedAnswer {
   release(leases: readonly LayerCall[], requestId: string): Promise<void>;
 }
 
+/**
+ * A store that can tell which independent part of it holds a key (for Redis Cluster: the shard or
+ * slot). Each part gets its own circuit breaker, so losing one shard leaves the others in use.
+ */
+export interface PartitionedStore extends Store {
+  partitionOf(key: string): string;
+}
+
 /** The limiter's view of its store: never rejects and never waits longer than the deadline. */
 export interface GuardedStore {
   consume(calls: readonly LayerCall[], requestId: string): Promise<GuardedAnswer>;
@@ -27,59 +35,86 @@ export interface GuardedStore {
  * Puts the deadline, circuit breaker, deny cache and local fallback around a remote store. A store
  * marked `local` (MemoryStore) cannot hang or fail, so it is used as it is.
  */
-export function guardStore(store: Store, config: ResilienceConfig, events: SafeEvents, clock: () => number): GuardedStore {
+export function guardStore(
+  store: Store,
+  config: ResilienceConfig,
+  events: SafeEvents,
+  clock: () => number,
+): GuardedStore {
   if (store.local === true) return passThrough(store);
   const fallback = new LocalFallback(config.failMode, config.instances, clock);
-  const breaker = new CircuitBreaker(config.breaker, clock, (change) => {
-    if (change.to === 'closed') fallback.clear();
+  const breakers: BreakerSet = new BreakerSet(config.breaker, clock, (change) => {
+    // Once the whole store is back it alone decides: the local counts are dropped, not merged.
+    if (change.to === 'closed' && breakers.allClosed()) fallback.clear();
     events.breakerChange(change);
   });
+  const partitionsOf = partitioner(store);
   const denyCache = config.denyCacheKeys === undefined ? undefined : new DenyCache(config.denyCacheKeys, clock);
 
   /** Runs one store call under the deadline; reports and returns the error instead of throwing. */
-  const attempt = async <T>(ticket: BreakerTicket, operation: 'consume' | 'refund', run: () => Promise<T>) => {
+  const attempt = async <T>(passage: Passage, operation: 'consume' | 'refund', run: () => Promise<T>) => {
     try {
       const value = await withDeadline(Promise.resolve().then(run), config.timeout);
-      breaker.succeed(ticket);
+      breakers.succeed(passage);
       return { ok: true as const, value };
     } catch (error) {
-      breaker.fail(ticket);
       events.storeError({ error, operation });
+      breakers.fail(passage);
       return { ok: false as const };
     }
   };
 
   const releaseInStore = async (leases: readonly LayerCall[], requestId: string) => {
-    const ticket = breaker.acquire();
-    if (ticket !== undefined) await attempt(ticket, 'refund', () => store.refund(leases, requestId));
+    const passage = breakers.acquire(partitionsOf(leases), false);
+    if (passage !== undefined) await attempt(passage, 'refund', () => store.refund(leases, requestId));
   };
   const releaseLocally = (leases: readonly LayerCall[], requestId: string) => fallback.refund(leases, requestId);
   const releaseNothing = async () => {};
 
-  const degrade = (calls: readonly LayerCall[], requestId: string): GuardedAnswer => {
-    const answer = fallback.decide(calls, requestId, breaker.retryIn());
+  const degrade = (calls: readonly LayerCall[], requestId: string, partitions: readonly string[]): GuardedAnswer => {
+    const answer = fallback.decide(calls, requestId, breakers.retryIn(partitions));
     const release = answer.leasedLocally ? releaseLocally : releaseNothing;
     return { outcomes: answer.outcomes, degraded: true, unavailable: answer.unavailable, release };
   };
 
   return {
     async consume(calls, requestId) {
+      if (calls.length === 0) return { outcomes: [], degraded: false, unavailable: false, release: releaseNothing };
       const cached = denyCache?.lookup(calls);
-      if (cached !== undefined) return { outcomes: cached, degraded: false, unavailable: false, release: releaseNothing };
-      const ticket = breaker.acquire();
-      if (ticket === undefined) return degrade(calls, requestId);
-      const result = await attempt(ticket, 'consume', async () => checkShape(await store.consume(calls, requestId), calls));
-      if (!result.ok) return degrade(calls, requestId);
+      if (cached !== undefined)
+        return { outcomes: cached, degraded: false, unavailable: false, release: releaseNothing };
+      const partitions = partitionsOf(calls);
+      const passage = breakers.acquire(partitions);
+      if (passage === undefined) return degrade(calls, requestId, partitions);
+      const result = await attempt(passage, 'consume', async () =>
+        checkShape(await store.consume(calls, requestId), calls),
+      );
+      if (!result.ok) return degrade(calls, requestId, partitions);
       denyCache?.remember(calls, result.value);
       return { outcomes: result.value, degraded: false, unavailable: false, release: releaseInStore };
     },
     async refund(calls) {
       denyCache?.forget(calls);
-      const ticket = breaker.state === 'closed' ? breaker.acquire() : undefined;
-      if (ticket === undefined) return fallback.refund(calls, '');
-      await attempt(ticket, 'refund', () => store.refund(calls, ''));
+      const passage = breakers.acquire(partitionsOf(calls), false);
+      if (passage === undefined) return fallback.refund(calls, '');
+      await attempt(passage, 'refund', () => store.refund(calls, ''));
     },
   };
+}
+
+/** The distinct partitions of some calls; a store without partitions is one (`''`), and so is a key the store cannot place. */
+function partitioner(store: Store): (calls: readonly LayerCall[]) => string[] {
+  const partitionOf = (store as Partial<PartitionedStore>).partitionOf;
+  if (typeof partitionOf !== 'function') return () => [''];
+  const place = (key: string) => {
+    try {
+      const partition = partitionOf.call(store, key);
+      return typeof partition === 'string' ? partition : '';
+    } catch {
+      return '';
+    }
+  };
+  return (calls) => [...new Set(calls.map((call) => place(call.key)))];
 }
 
 function passThrough(store: Store): GuardedStore {

@@ -44,7 +44,12 @@ export interface LimiterEvents<Req = unknown> {
 /** The local deny cache: `true` (default), `false`, or a bound on the keys it holds. */
 export type DenyCacheOption = boolean | { maxKeys?: number };
 
-/** Resilience options of createLimiter; all optional. */
+/**
+ * Resilience options of createLimiter; all optional. They apply to a remote store (RedisStore).
+ *
+ * @example
+ * createLimiter({ store, limits, timeout: '50ms', failMode: 'local', instances: 4, breaker: { cooldown: '10 s' } })
+ */
 export interface ResilienceOptions<Req = unknown> extends LimiterEvents<Req> {
   /** Deadline of every store call. Default 100 ms. */
   timeout?: Duration;
@@ -56,6 +61,7 @@ export interface ResilienceOptions<Req = unknown> extends LimiterEvents<Req> {
   denyCache?: DenyCacheOption;
 }
 
+/** The resilience options, checked and defaulted (durations in ms; `denyCacheKeys` undefined when off). */
 export interface ResilienceConfig {
   timeout: number;
   failMode: FailMode;
@@ -66,6 +72,7 @@ export interface ResilienceConfig {
   hooks: LimiterEvents;
 }
 
+/** The option names parseResilienceOptions reads, for createLimiter's unknown-key check. */
 export const RESILIENCE_KEYS = [
   'timeout',
   'failMode',
@@ -88,7 +95,10 @@ export function parseResilienceOptions(raw: Record<string, unknown>): Resilience
   }
   return {
     timeout: raw.timeout === undefined ? 100 : windowOption('createLimiter.timeout', raw.timeout),
-    failMode: raw.failMode === undefined ? 'local' : oneOfOption('createLimiter.failMode', raw.failMode, ['local', 'open', 'closed']),
+    failMode:
+      raw.failMode === undefined
+        ? 'local'
+        : oneOfOption('createLimiter.failMode', raw.failMode, ['local', 'open', 'closed']),
     instances: raw.instances === undefined ? 1 : integerOption('createLimiter.instances', raw.instances, 1),
     breaker: parseBreaker(raw.breaker),
     denyCacheKeys: parseDenyCache(raw.denyCache),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CircuitBreaker, type BreakerChange } from '../../src/resilience/breaker';
+import { BreakerSet } from '../../src/resilience/breakers';
 
 function setup(settings = { failureThreshold: 3, failureWindow: 1000, cooldown: 5000 }) {
   const clock = { now: 0 };
@@ -43,7 +44,12 @@ describe('CircuitBreaker', () => {
     expect(breaker.acquire()).toBeUndefined();
     clock.now = 10_000;
     expect(breaker.acquire()).toBeDefined();
-    expect(changes).toEqual(['closed->open@0', 'open->half-open@5000', 'half-open->open@5000', 'open->half-open@10000']);
+    expect(changes).toEqual([
+      'closed->open@0',
+      'open->half-open@5000',
+      'half-open->open@5000',
+      'open->half-open@10000',
+    ]);
   });
 
   it('needs the failures to be consecutive: a success in between starts the count again', () => {
@@ -82,5 +88,44 @@ describe('CircuitBreaker', () => {
     expect(breaker.state).toBe('half-open');
     breaker.succeed(probe);
     expect(breaker.state).toBe('closed');
+  });
+});
+
+describe('BreakerSet', () => {
+  const settings = { failureThreshold: 2, failureWindow: 1000, cooldown: 5000 };
+
+  it('keeps one breaker per partition and names the partition in its changes', () => {
+    let now = 0;
+    const changes: BreakerChange[] = [];
+    const set = new BreakerSet(
+      settings,
+      () => now,
+      (change) => changes.push(change),
+    );
+    for (let i = 0; i < 2; i++) set.fail(set.acquire(['shard-a'])!);
+    expect(set.acquire(['shard-a'])).toBeUndefined();
+    expect(set.acquire(['shard-b'])).toBeDefined();
+    expect(set.acquire(['shard-a', 'shard-b'])).toBeUndefined();
+    expect(changes).toEqual([{ from: 'closed', to: 'open', at: 0, partition: 'shard-a' }]);
+    expect(set.retryIn(['shard-a', 'shard-b'])).toBe(5000);
+    now = 5000;
+    expect(set.acquire(['shard-a'], false)).toBeUndefined();
+  });
+
+  it('gives back a probe it could not use, so the next call can still probe', () => {
+    let now = 0;
+    const set = new BreakerSet(
+      settings,
+      () => now,
+      () => {},
+    );
+    for (let i = 0; i < 2; i++) set.fail(set.acquire(['a'])!);
+    now = 3000;
+    for (let i = 0; i < 2; i++) set.fail(set.acquire(['b'])!);
+    now = 5000;
+    expect(set.acquire(['a', 'b'])).toBeUndefined();
+    const probe = set.acquire(['a']);
+    expect(probe?.[0]?.ticket.probe).toBe(true);
+    expect(set.acquire(['a'])).toBeUndefined();
   });
 });

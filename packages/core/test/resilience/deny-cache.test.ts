@@ -26,7 +26,9 @@ describe('DenyCache', () => {
     expect(cache.lookup([call('a')])).toBeUndefined();
     expect(ask([call('a')])[0]).toMatchObject({ allowed: false, retryAfter: 1000 });
     clock.now = 10_400;
-    expect(cache.lookup([call('a')])).toEqual([expect.objectContaining({ allowed: false, retryAfter: 600, remaining: 0 })]);
+    expect(cache.lookup([call('a')])).toEqual([
+      expect.objectContaining({ allowed: false, retryAfter: 600, remaining: 0 }),
+    ]);
     clock.now = 10_999;
     expect(cache.lookup([call('a')])?.[0]?.retryAfter).toBe(1);
     clock.now = 11_000;
@@ -41,7 +43,8 @@ describe('DenyCache', () => {
     expect(cache.lookup([call('ip', 1)])).toBeUndefined();
     const replay = cache.lookup([call('ip', 2), call('user', 2)]);
     expect(replay?.map((outcome) => outcome.allowed)).toEqual([false, true]);
-    expect(replay?.[1]).toMatchObject({ remaining: 0, limit: 2 });
+    // The user layer was not charged by the denied request: its whole quota remains.
+    expect(replay?.[1]).toMatchObject({ remaining: 2, limit: 2 });
     expect(cache.lookup([call('user', 2)])).toBeUndefined();
   });
 

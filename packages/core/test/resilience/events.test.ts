@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { createLimiter, fixedWindow, type DecisionEvent } from '@floodgate/core';
 
 const ctx = (ip: string) => ({ ip, header: () => undefined, req: {} });
-const limits = [{ name: 'ip', key: (c: { ip: string | undefined }) => c.ip, algorithm: fixedWindow({ limit: 1, window: 60_000 }) }];
+const limits = [
+  { name: 'ip', key: (c: { ip: string | undefined }) => c.ip, algorithm: fixedWindow({ limit: 1, window: 60_000 }) },
+];
 
 describe('event hooks', () => {
   it('reports every decision to onDecision and denied ones to onLimited, with the keys', async () => {

@@ -19,7 +19,11 @@ describe('LocalFallback', () => {
   it("'local' admits each layer's limit divided by instances, with the divided limit reported", () => {
     const fallback = new LocalFallback('local', 4, clock);
     expect(admitted(fallback, 'a', 20)).toBe(2);
-    expect(fallback.decide([call('a')], 'x', 0).outcomes[0]).toMatchObject({ allowed: false, limit: 2, retryAfter: 60_000 });
+    expect(fallback.decide([call('a')], 'x', 0).outcomes[0]).toMatchObject({
+      allowed: false,
+      limit: 2,
+      retryAfter: 60_000,
+    });
     expect(admitted(new LocalFallback('local', 1, clock), 'a', 20)).toBe(10);
     expect(admitted(new LocalFallback('local', 50, clock), 'a', 20)).toBe(1);
   });
@@ -41,7 +45,11 @@ describe('LocalFallback', () => {
 
   it("'open' allows everything and 'closed' refuses as unavailable, with at least 1 s to wait", () => {
     const open = new LocalFallback('open', 1, clock).decide([call('a')], 'x', 0);
-    expect(open).toMatchObject({ unavailable: false, leasedLocally: false, outcomes: [{ allowed: true, remaining: 10 }] });
+    expect(open).toMatchObject({
+      unavailable: false,
+      leasedLocally: false,
+      outcomes: [{ allowed: true, remaining: 10 }],
+    });
     const closed = new LocalFallback('closed', 1, clock).decide([call('a')], 'x', 200);
     expect(closed).toMatchObject({ unavailable: true, outcomes: [{ allowed: false, retryAfter: 1000 }] });
     const later = new LocalFallback('closed', 1, clock).decide([call('a')], 'x', 25_000);

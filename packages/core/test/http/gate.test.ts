@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import {
+  concurrency,
+  createGate,
+  fixedWindow,
+  leakyBucket,
+  MemoryStore,
+  parseHttpOptions,
+  WarningCode,
+} from '@floodgate/core';
+import type { FloodgateWarning, HttpExchange, StoreErrorEvent } from '@floodgate/core';
+
+const T0 = Date.UTC(2026, 0, 1);
+
+function exchange(overrides: Partial<HttpExchange<object, object>> = {}): HttpExchange<object, object> {
+  return {
+    req: {},
+    res: {},
+    ip: '203.0.113.7',
+    header: () => undefined,
+    trust: 'none',
+    trustHint: 'trust',
+    ...overrides,
+  };
+}
+
+const frozen = () => T0;
+
+function gateFor(options: Record<string, unknown>) {
+  return createGate(parseHttpOptions<object, object, never>('test', { clock: frozen, ...options }));
+}
+
+describe('the request plan', () => {
+  it('counts requests without an IP under byIp’s fallback key and says so once', async () => {
+    const warnings: FloodgateWarning[] = [];
+    const check = gateFor({ limit: 1, window: '1m', onWarning: (w: FloodgateWarning) => warnings.push(w) });
+    expect((await check(exchange({ ip: undefined }))).action).toBe('next');
+    expect((await check(exchange({ ip: undefined }))).action).toBe('deny');
+    expect((await check(exchange())).action).toBe('next');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ code: WarningCode.undefinedIp });
+    expect(warnings[0]?.message).toMatch(/fallback key \(default 'unknown'/);
+  });
+
+  it('a throwing warning sink and a throwing onStoreError never reach the request', async () => {
+    const seen: StoreErrorEvent[] = [];
+    const check = gateFor({
+      limit: 1,
+      window: '1m',
+      cost: () => 'two',
+      onWarning: () => {
+        throw new Error('sink');
+      },
+      onStoreError: (event: StoreErrorEvent) => {
+        seen.push(event);
+        throw new Error('hook');
+      },
+    });
+    const verdict = await check(exchange({ ip: undefined }));
+    expect(verdict).toMatchObject({ action: 'next', headers: {}, info: undefined });
+    expect(seen.map((event) => [(event.error as { code?: string }).code, event.operation])).toEqual([
+      ['ERR_FLOODGATE_INVALID_COST', 'consume'],
+    ]);
+  });
+
+  it('finish releases a concurrency slot exactly once', async () => {
+    const store = new MemoryStore({ clock: frozen });
+    const limits = [{ name: 'slots', key: () => 'k', algorithm: concurrency({ max: 1 }) }];
+    const check = gateFor({ limits, store, prefix: 'once' });
+    const first = await check(exchange());
+    if (first.action !== 'next') throw new Error('expected the first request to pass');
+    expect((await check(exchange())).action).toBe('deny');
+    first.finish(200);
+    first.finish(undefined);
+    await first.info?.release?.();
+    expect((await check(exchange())).action).toBe('next');
+    expect((await check(exchange())).action).toBe('deny');
+  });
+
+  it('a client that leaves during the shaping wait gets its unit back and leaves no timer', async () => {
+    const store = new MemoryStore({ clock: frozen });
+    const limits = [
+      { name: 'shape', key: () => 'k', algorithm: leakyBucket({ capacity: 2, leakRate: 1, mode: 'shaping' }) },
+    ];
+    const check = gateFor({ limits, store, prefix: 'shape' });
+    expect((await check(exchange())).action).toBe('next');
+    const { process: node, setImmediate } = globalThis as unknown as {
+      process: { getActiveResourcesInfo(): string[] };
+      setImmediate(callback: () => void): void;
+    };
+    const timers = () => node.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+    const before = timers();
+    const gone = new AbortController();
+    const waiting = check(exchange({ signal: gone.signal }));
+    while (timers() === before) await new Promise<void>((resolve) => setImmediate(resolve));
+    gone.abort();
+    expect(await waiting).toEqual({ action: 'aborted' });
+    expect(timers()).toBe(before);
+    const again = await check(exchange());
+    expect(again.action === 'next' && again.info?.delay).toBe(1000);
+  });
+
+  it('a late outcome refund after the window moved on never drives the count negative', async () => {
+    let now = T0;
+    const clock = () => now;
+    const store = new MemoryStore({ clock });
+    const limits = [{ name: 'ip', key: () => 'k', algorithm: fixedWindow({ limit: 1, window: '1m' }) }];
+    const check = createGate(
+      parseHttpOptions<object, object, never>('t', { limits, store, clock, skipFailedRequests: true }),
+    );
+    const first = await check(exchange());
+    now = T0 + 60_000;
+    if (first.action === 'next') first.finish(500);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect((await check(exchange())).action).toBe('next');
+    expect((await check(exchange())).action).toBe('deny');
+  });
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { clientIpResolver, describeTrust, ipMatcher, mergeRouteOptions } from '@floodgate/core';
+
+describe('ipMatcher', () => {
+  const matches = ipMatcher('allowList', ['10.0.0.0/8', '2001:db8::/32', '192.0.2.1', '::ffff:198.51.100.0/120']);
+
+  it.each([
+    ['10.200.1.1', true],
+    ['11.0.0.1', false],
+    ['::ffff:10.1.2.3', true],
+    ['2001:db8:1::5', true],
+    ['2001:db9::1', false],
+    ['192.0.2.1', true],
+    ['192.0.2.2', false],
+    ['198.51.100.77', true],
+    ['not an ip', false],
+    [undefined, false],
+  ])('%s -> %s', (ip, expected) => {
+    expect(matches(ip)).toBe(expected);
+  });
+
+  it('names the entry and the value it cannot parse', () => {
+    expect(() => ipMatcher('allowList', ['10.0.0.0/8', 'ten'])).toThrow(/allowList\[1\].*"ten"/);
+    expect(() => ipMatcher('allowList', [7])).toThrow(/allowList\[0\].*7/);
+  });
+});
+
+describe('clientIpResolver', () => {
+  it('never reads X-Forwarded-For without trust', () => {
+    expect(clientIpResolver('t', undefined).resolve('10.0.0.1', '1.2.3.4')).toBe('10.0.0.1');
+    expect(clientIpResolver('t', false).resolve('10.0.0.1', '1.2.3.4')).toBe('10.0.0.1');
+    expect(clientIpResolver('t', 0).resolve('10.0.0.1', '1.2.3.4')).toBe('10.0.0.1');
+  });
+
+  it('walks back a number of hops', () => {
+    const twoHops = clientIpResolver('t', 2);
+    expect(twoHops.resolve('10.0.0.1', 'spoof, 198.51.100.7, 10.0.0.9')).toBe('198.51.100.7');
+    expect(twoHops.resolve('10.0.0.1', '198.51.100.7')).toBe('198.51.100.7');
+    expect(twoHops.resolve('10.0.0.1', undefined)).toBe('10.0.0.1');
+  });
+
+  it('walks back through trusted addresses only', () => {
+    const listed = clientIpResolver('t', ['10.0.0.0/8']);
+    expect(listed.resolve('10.0.0.1', 'spoof, 198.51.100.7, 10.0.0.9')).toBe('198.51.100.7');
+    expect(listed.resolve('203.0.113.1', '198.51.100.7')).toBe('203.0.113.1');
+  });
+
+  it('trusting every hop takes the leftmost address', () => {
+    expect(clientIpResolver('t', true).resolve('10.0.0.1', '6.6.6.6, 10.0.0.9')).toBe('6.6.6.6');
+  });
+
+  it('rejects settings it cannot use', () => {
+    expect(() => clientIpResolver('rateLimiter.trustProxy', -1)).toThrow(/trustProxy.*-1/);
+    expect(() => clientIpResolver('rateLimiter.trustProxy', 'loopback')).toThrow(/trustProxy.*"loopback"/);
+  });
+
+  it('describes framework settings for the warnings', () => {
+    expect([true, false, undefined, 0, 1, 'loopback', [], ['10.0.0.1']].map(describeTrust)).toEqual([
+      'all',
+      'none',
+      'none',
+      'none',
+      'some',
+      'some',
+      'none',
+      'some',
+    ]);
+  });
+});
+
+describe('mergeRouteOptions', () => {
+  const base = Object.freeze({ limit: 10, window: '1m', prefix: 'app', legacyHeaders: false });
+
+  it('keeps app-wide options, replaces the layers a route gives, and derives a stable prefix', () => {
+    const merged = mergeRouteOptions('r', base, { limits: ['x'] }, 'GET /a');
+    expect(merged).toEqual({ limits: ['x'], prefix: merged.prefix, legacyHeaders: false });
+    expect(merged.prefix).toMatch(/^app\.r[0-9a-f]{8}$/);
+    expect(mergeRouteOptions('r', base, {}, 'GET /a').prefix).toBe(merged.prefix);
+    expect(mergeRouteOptions('r', base, {}, 'GET /b').prefix).not.toBe(merged.prefix);
+    expect(mergeRouteOptions('r', base, { limit: 2, window: '1s', prefix: 'own' }, 'x')).toEqual({
+      limit: 2,
+      window: '1s',
+      prefix: 'own',
+      legacyHeaders: false,
+    });
+  });
+
+  it('rejects a route value that is not an object', () => {
+    expect(() => mergeRouteOptions('config.rateLimit of GET /', base, 'no', 'x')).toThrow(
+      /config\.rateLimit of GET \/.*"no"/,
+    );
+  });
+});

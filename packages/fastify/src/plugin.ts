@@ -1,0 +1,106 @@
+import { createGate, describeTrust, mergeRouteOptions, parseHttpOptions } from '@floodgate/core';
+import fp from 'fastify-plugin';
+import type { Decision, HttpLimitOptions, ProxyTrust, RateLimitInfo } from '@floodgate/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+
+/** Answers a denied request yourself; the rate-limit headers are already set. */
+export type FloodgateHandler = (request: FastifyRequest, reply: FastifyReply, decision: Decision) => unknown;
+
+/** Options of the plugin: the short form `{ limit, window }` or the full form with `limits`. */
+export type FloodgateOptions = HttpLimitOptions<FastifyRequest, FastifyReply, FloodgateHandler>;
+
+/** A route's `config.rateLimit`: overrides the plugin's options (own layers get their own prefix). */
+export type FloodgateRouteOptions = Partial<FloodgateOptions>;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The rate-limit decision for this request, with `refund(n)`; undefined when skipped. */
+    rateLimit: RateLimitInfo | undefined;
+  }
+  interface FastifyContextConfig {
+    rateLimit?: FloodgateRouteOptions | false;
+  }
+}
+
+function gateHook(options: unknown, where: string, trust: ProxyTrust | undefined): onRequestAsyncHookHandler {
+  const config = parseHttpOptions<FastifyRequest, FastifyReply, FloodgateHandler>(where, options);
+  const check = createGate(config);
+  return async function floodgateOnRequest(request, reply) {
+    const gone = new AbortController();
+    const onClose = () => gone.abort();
+    reply.raw.once('close', onClose);
+    const verdict = await check({
+      req: request,
+      res: reply,
+      ip: request.ip,
+      header: (name) => headerOf(request, name),
+      trust: trust ?? (request.ips === undefined ? 'none' : 'some'),
+      trustHint: 'the Fastify trustProxy option',
+      signal: gone.signal,
+    });
+    reply.raw.off('close', onClose);
+    if (verdict.action === 'aborted') {
+      // The client is gone: end the exchange here so nothing runs for it and the connection is freed.
+      reply.hijack();
+      reply.raw.end();
+      return;
+    }
+    reply.headers(verdict.headers);
+    if (verdict.action === 'deny') {
+      if (verdict.body === undefined) await config.handler?.(request, reply, verdict.decision);
+      else reply.code(verdict.status).type(verdict.body.contentType).send(verdict.body.text);
+      return reply;
+    }
+    request.rateLimit = verdict.info;
+    if (reply.raw.closed) return verdict.finish();
+    reply.raw.once('finish', () => verdict.finish(reply.raw.statusCode));
+    reply.raw.once('close', () => verdict.finish(reply.raw.writableFinished ? reply.raw.statusCode : undefined));
+  };
+}
+
+async function plugin(fastify: FastifyInstance, options: FloodgateOptions): Promise<void> {
+  const trust = trustSetting(fastify);
+  const appHook = gateHook(options, 'floodgate', trust);
+  // One gate per route options object: the HEAD route Fastify adds shares its GET route's counters.
+  const routeHooks = new WeakMap<object, onRequestAsyncHookHandler>();
+  fastify.decorateRequest('rateLimit', undefined);
+  fastify.addHook('onRoute', (route) => {
+    const own = route.config?.rateLimit;
+    if (own === false) return;
+    const where = `config.rateLimit of ${route.method} ${route.url}`;
+    let hook = own === undefined ? appHook : routeHooks.get(own);
+    if (hook === undefined) {
+      const merged = mergeRouteOptions(where, options as Record<string, unknown>, own, String(route.url));
+      hook = gateHook(merged, where, trust);
+      if (typeof own === 'object' && own !== null) routeHooks.set(own, hook);
+    }
+    const existing = route.onRequest === undefined ? [] : [route.onRequest].flat();
+    route.onRequest = [hook, ...existing] as NonNullable<typeof route.onRequest>;
+  });
+}
+
+/**
+ * Fastify keeps its construction options under a private symbol (the same in v4 and v5); read
+ * `trustProxy` from there so `true` can be told apart from a hop count. Undefined if not found.
+ */
+function trustSetting(fastify: FastifyInstance): ProxyTrust | undefined {
+  for (let scope: object | null = fastify; scope !== null; scope = Object.getPrototypeOf(scope)) {
+    const key = Object.getOwnPropertySymbols(scope).find((symbol) => symbol.description === 'fastify.options');
+    if (key !== undefined) return describeTrust((scope as Record<symbol, { trustProxy?: unknown }>)[key]?.trustProxy);
+  }
+  return undefined;
+}
+
+function headerOf(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/**
+ * Fastify plugin (Fastify 4 and 5). Register it before the routes it should limit; a route
+ * overrides it with `config: { rateLimit: { ... } }` or opts out with `config: { rateLimit: false }`.
+ *
+ * @example
+ * await app.register(floodgate, { limit: 100, window: '1m' });
+ */
+export const floodgate = fp(plugin, { fastify: '4.x || 5.x', name: '@floodgate/fastify' });

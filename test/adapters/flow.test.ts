@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+import { byIp, concurrency, fixedWindow, leakyBucket, WarningCode } from '@floodgate/core';
+import { drivers, get } from './drivers.ts';
+import { fixture, storeNames, until, useRedis, withApp } from './suite.ts';
+import type { FloodgateWarning, StoreErrorEvent } from '@floodgate/core';
+
+/** Waiting, in-flight slots, client addresses and failures, through every framework and both stores. */
+
+useRedis();
+
+/** Fastify 5 fails closed on hop counts, so every framework trusts the test client's proxy by address. */
+const LOOPBACK = ['127.0.0.1'];
+
+/** A handler that waits until the test lets it answer; `entered` says a request is waiting. */
+function holdable() {
+  let release: (() => void) | undefined;
+  return {
+    hold: () => new Promise<void>((resolve) => (release = resolve)),
+    entered: () => release !== undefined,
+    release: () => {
+      release?.();
+      release = undefined;
+    },
+  };
+}
+
+describe.each(storeNames)('%s store', (storeName) => {
+  describe.each(drivers)('$name', (driver) => {
+    it('shaping waits `delay` before the handler, and answers 429 beyond maxDelay', async () => {
+      const f = fixture(storeName);
+      const limits = [
+        { name: 'shape', key: byIp(), algorithm: leakyBucket({ capacity: 5, leakRate: 10, mode: 'shaping' }) },
+      ];
+      const base = { limits, clock: f.clock, store: f.store, legacyHeaders: false };
+      await withApp(driver, { options: { ...base, prefix: f.prefix } }, async (app) => {
+        const waits = [];
+        for (let i = 0; i < 3; i++) {
+          const started = performance.now();
+          expect((await get(app.url)).status).toBe(200);
+          waits.push(performance.now() - started);
+        }
+        // The clock is frozen, so the third request queues behind two: 200 ms at 10 per second.
+        expect(waits[2]).toBeGreaterThanOrEqual(195);
+        expect(waits[2]).toBeLessThan(195 + 400);
+        expect(waits[1]).toBeGreaterThanOrEqual(95);
+      });
+      await withApp(driver, { options: { ...base, prefix: `${f.prefix}m`, maxDelay: 150 } }, async (app) => {
+        expect((await get(app.url)).status).toBe(200);
+        expect((await get(app.url)).status).toBe(200);
+        const started = performance.now();
+        const capped = await get(app.url);
+        expect(performance.now() - started).toBeLessThan(150);
+        expect(capped.status).toBe(429);
+        expect(capped.headers['retry-after']).toBe('1');
+        await f.store.refunded(1);
+        expect(f.store.refunds[0]).toEqual({ kinds: ['leakyBucket'], cost: 1 });
+      });
+    });
+
+    it('a client that leaves during the shaping wait gets its unit back, once', async () => {
+      const f = fixture(storeName);
+      const limits = [{ name: 'shape', key: byIp(), algorithm: leakyBucket({ capacity: 3, leakRate: 0.5, mode: 'shaping' }) }];
+      await withApp(driver, { options: { limits, clock: f.clock, store: f.store, prefix: f.prefix } }, async (app) => {
+        expect((await get(app.url)).status).toBe(200);
+        const abort = new AbortController();
+        const waiting = fetch(app.url, { signal: abort.signal });
+        await until(() => f.store.consumed === 2);
+        abort.abort();
+        await expect(waiting).rejects.toThrow();
+        await f.store.refunded(1);
+        expect(f.store.refunds).toEqual([{ kinds: ['leakyBucket'], cost: 1 }]);
+        f.now += 2000;
+        expect((await get(app.url)).status).toBe(200);
+        expect(f.store.refunds).toHaveLength(1);
+      });
+    });
+
+    it('a concurrency slot is released once when the response finishes, and once when the client leaves', async () => {
+      const f = fixture(storeName);
+      const held = holdable();
+      const limits = [{ name: 'inflight', key: byIp(), algorithm: concurrency({ max: 1 }) }];
+      await withApp(
+        driver,
+        { options: { limits, clock: f.clock, store: f.store, prefix: f.prefix }, hold: held.hold },
+        async (app) => {
+          const first = fetch(`${app.url}/hold`);
+          await until(held.entered);
+          expect((await get(app.url)).status).toBe(429);
+          held.release();
+          expect((await first).status).toBe(200);
+          await f.store.refunded(1);
+          expect((await get(app.url)).status).toBe(200);
+          await f.store.refunded(2);
+
+          const abort = new AbortController();
+          const leaving = fetch(`${app.url}/hold`, { signal: abort.signal });
+          await until(held.entered);
+          abort.abort();
+          await expect(leaving).rejects.toThrow();
+          await f.store.refunded(3);
+          held.release();
+          expect((await get(app.url)).status).toBe(200);
+          await f.store.refunded(4);
+          expect((await get(app.url)).status).toBe(200);
+          await f.store.refunded(5);
+          expect(f.store.refunds).toHaveLength(5);
+          expect(f.store.refunds.every((refund) => refund.kinds.join() === 'concurrency')).toBe(true);
+        },
+      );
+    });
+
+    it('X-Forwarded-For is ignored unless a proxy is trusted', async () => {
+      const f = fixture(storeName);
+      const options = { limit: 1, window: '1m', clock: f.clock, store: f.store, prefix: f.prefix, onWarning: () => {} };
+      await withApp(driver, { options }, async (app) => {
+        expect((await get(app.url, '/', { 'x-forwarded-for': '198.51.100.1' })).status).toBe(200);
+        expect((await get(app.url, '/', { 'x-forwarded-for': '198.51.100.2' })).status).toBe(429);
+      });
+      await withApp(driver, { options: { ...options, prefix: `${f.prefix}t` }, trustProxy: LOOPBACK }, async (app) => {
+        expect((await get(app.url, '/', { 'x-forwarded-for': '198.51.100.1' })).status).toBe(200);
+        expect((await get(app.url, '/', { 'x-forwarded-for': '198.51.100.2' })).status).toBe(200);
+        expect((await get(app.url, '/', { 'x-forwarded-for': '203.0.113.9, 198.51.100.2' })).status).toBe(429);
+      });
+    });
+
+    it('IPv6 addresses in one /56 share a bucket', async () => {
+      const f = fixture(storeName);
+      const options = { limit: 1, window: '1m', clock: f.clock, store: f.store, prefix: f.prefix };
+      await withApp(driver, { options, trustProxy: LOOPBACK }, async (app) => {
+        expect((await get(app.url, '/', { 'x-forwarded-for': '2001:db8:abcd:1201::1' })).status).toBe(200);
+        expect((await get(app.url, '/', { 'x-forwarded-for': '2001:db8:abcd:12ff:ffff::2' })).status).toBe(429);
+        expect((await get(app.url, '/', { 'x-forwarded-for': '2001:db8:abcd:1300::1' })).status).toBe(200);
+      });
+    });
+
+    it('a key function that throws: open continues unlimited, closed answers 503; the hook may throw', async () => {
+      const f = fixture(storeName);
+      const events: StoreErrorEvent[] = [];
+      const onStoreError = (event: StoreErrorEvent) => {
+        events.push(event);
+        throw new Error('a broken hook');
+      };
+      const key = () => {
+        throw new Error('boom');
+      };
+      const limits = [{ name: 'broken', key, algorithm: fixedWindow({ limit: 1, window: '1m' }) }];
+      const base = { limits, clock: f.clock, store: f.store, onStoreError };
+      await withApp(driver, { options: { ...base, prefix: f.prefix, failMode: 'open' } }, async (app) => {
+        for (let i = 0; i < 2; i++) expect(await get(app.url)).toMatchObject({ status: 200, headers: {} });
+      });
+      expect(events).toHaveLength(2);
+      expect(events[0]).toMatchObject({ operation: 'consume', error: { code: 'ERR_FLOODGATE_KEY_FUNCTION' } });
+      await withApp(driver, { options: { ...base, prefix: `${f.prefix}c`, failMode: 'closed' } }, async (app) => {
+        const refused = await get(app.url);
+        expect(refused.status).toBe(503);
+        expect(refused.headers).toEqual({ 'retry-after': '1' });
+        expect(JSON.parse(refused.body)).toMatchObject({ status: 503, title: 'Service Unavailable' });
+      });
+    });
+
+    it('warns once per instance, with stable codes, about proxy trust mistakes and shared counters', async () => {
+      const f = fixture(storeName);
+      const warnings: FloodgateWarning[] = [];
+      const onWarning = (warning: FloodgateWarning) => warnings.push(warning);
+      const options = { limit: 5, window: '1m', clock: f.clock, store: f.store, prefix: f.prefix, onWarning };
+      await withApp(driver, { options }, async (app) => {
+        await get(app.url, '/', { 'x-forwarded-for': '198.51.100.1' });
+        await get(app.url, '/', { 'x-forwarded-for': '198.51.100.2' });
+      });
+      expect(warnings.map((w) => w.code)).toEqual([WarningCode.untrustedForwardedFor]);
+      warnings.length = 0;
+      await withApp(driver, { options: { ...options, prefix: `${f.prefix}a` }, trustProxy: true }, async (app) => {
+        await get(app.url);
+        await get(app.url);
+      });
+      expect(warnings.map((w) => w.code)).toEqual([WarningCode.permissiveTrustProxy]);
+      warnings.length = 0;
+      await withApp(driver, { options: { ...options, prefix: `${f.prefix}a` } }, async () => {});
+      expect(warnings.map((w) => w.code)).toEqual([WarningCode.storeReuse]);
+      expect(warnings[0]?.message).toContain(`${f.prefix}a`);
+    });
+  });
+});

@@ -1,0 +1,44 @@
+// The load driver's own process (spawned by load.ts), so that sending and timing requests does not
+// compete with the app under test for its event loop. Input: one JSON argument; output: one JSON
+// array of samples on stdout.
+import { Agent, request } from 'node:http';
+
+const options = JSON.parse(process.argv[2]);
+const names = Array.isArray(options.clients)
+  ? options.clients
+  : Array.from({ length: options.clients ?? 20 }, (_, i) => `c${i}`);
+const clientOf = (id) => (options.uniquePrefix ? `${options.uniquePrefix}${id}` : names[id % names.length]);
+const agent = new Agent({ keepAlive: true, maxSockets: options.sockets ?? 64 });
+
+function send(id) {
+  return new Promise((resolve) => {
+    const sentAt = performance.now();
+    let settled = false;
+    const finish = (status, retryAfter) => {
+      if (settled) return;
+      settled = true;
+      resolve({ id, latency: performance.now() - sentAt, status, retryAfter });
+    };
+    const headers = { 'x-request': String(id), 'x-client': clientOf(id) };
+    const req = request(options.url, { agent, headers }, (res) => {
+      res.resume();
+      res.once('end', () => finish(res.statusCode ?? 0, res.headers['retry-after']));
+      res.once('error', () => finish(0, undefined));
+    });
+    req.setTimeout(2000, () => req.destroy(new Error('load driver timeout')));
+    req.once('error', () => finish(0, undefined));
+    req.end();
+  });
+}
+
+const pending = [];
+const started = performance.now();
+let sent = 0;
+while (performance.now() - started < options.durationMs) {
+  const due = Math.floor(((performance.now() - started) * options.rate) / 1000) + 1;
+  while (sent < due) pending.push(send(sent++));
+  await new Promise((resolve) => setTimeout(resolve, 4));
+}
+const samples = await Promise.all(pending);
+agent.destroy();
+process.stdout.write(JSON.stringify(samples));

@@ -1,0 +1,133 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLimiter, fixedWindow, type Decision } from '@floodgate/core';
+import { RedisStore } from '@floodgate/redis';
+import { startRedis, type RedisServer } from '../helpers/redis-server.ts';
+import { adminCommand, ctxFor, freshPrefix, ready, tunedClient } from './support.ts';
+import type { Redis } from 'ioredis';
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+async function server(): Promise<RedisServer> {
+  const started = await startRedis();
+  cleanup.push(() => started.stop());
+  return started;
+}
+
+function client(port: number, extra: Parameters<typeof tunedClient>[1] = {}): Redis {
+  const made = tunedClient(port, extra);
+  cleanup.push(() => made.disconnect());
+  return made;
+}
+
+const limiterOn = (redis: Redis, prefix: string, extra: Record<string, unknown> = {}) =>
+  createLimiter({
+    store: new RedisStore({ client: redis }),
+    prefix,
+    limits: [{ name: 'ip', key: (ctx) => ctx.ip, algorithm: fixedWindow({ limit: 1000, window: 60_000 }) }],
+    ...extra,
+  });
+
+const timed = async (run: () => Promise<Decision>) => {
+  const started = performance.now();
+  const decision = await run();
+  return { decision, ms: performance.now() - started };
+};
+
+describe('RedisStore client states (reliability.md catalogue A)', () => {
+  it('A15: a client closed for good (quit) gives immediate degraded decisions', async () => {
+    const redis = client((await server()).port);
+    await ready(redis);
+    const limiter = limiterOn(redis, freshPrefix('quit'));
+    expect((await limiter.consume(ctxFor('a'))).degraded).toBe(false);
+    await redis.quit();
+    for (let i = 0; i < 10; i++) {
+      const { decision, ms } = await timed(() => limiter.consume(ctxFor('a')));
+      expect(decision).toMatchObject({ degraded: true, allowed: true });
+      expect(ms).toBeLessThan(50);
+    }
+  });
+
+  it('A16: a request in the same tick as start-up is decided (degraded), then Redis decides once ready', async () => {
+    const redis = client((await server()).port);
+    const limiter = limiterOn(redis, freshPrefix('start'));
+    const first = await limiter.consume(ctxFor('a'));
+    expect(first.degraded).toBe(true);
+    await ready(redis);
+    expect((await limiter.consume(ctxFor('a'))).degraded).toBe(false);
+  });
+
+  it('A9: Redis restarted between two requests: the next one is answered (never an error), counting starts again', async () => {
+    const restarted = await server();
+    const redis = client(restarted.port);
+    await ready(redis);
+    const limiter = limiterOn(redis, freshPrefix('restart'));
+    expect((await limiter.consume(ctxFor('a'))).remaining).toBe(999);
+    await restarted.kill();
+    await restarted.start();
+    const next = await limiter.consume(ctxFor('a'));
+    expect(next.allowed).toBe(true);
+    await ready(redis);
+    const fromRedis = await limiter.consume(ctxFor('a'));
+    expect(fromRedis).toMatchObject({ degraded: false, remaining: next.degraded ? 999 : 998 });
+  });
+
+  it('A11: a demoted primary (READONLY) fails fast into the fallback and opens the breaker', async () => {
+    const [primary, other] = [await server(), await server()];
+    const redis = client(primary.port);
+    await ready(redis);
+    const changes: string[] = [];
+    const errors: unknown[] = [];
+    const limiter = limiterOn(redis, freshPrefix('readonly'), {
+      onBreakerChange: ({ to }: { to: string }) => changes.push(to),
+      onStoreError: ({ error }: { error: unknown }) => errors.push(error),
+    });
+    expect((await limiter.consume(ctxFor('a'))).degraded).toBe(false);
+    await adminCommand(primary.port, 'REPLICAOF', '127.0.0.1', other.port);
+    cleanup.push(() => adminCommand(primary.port, 'REPLICAOF', 'NO', 'ONE'));
+    for (let i = 0; i < 8; i++) {
+      const { decision, ms } = await timed(() => limiter.consume(ctxFor('a')));
+      expect(decision.degraded).toBe(true);
+      expect(ms).toBeLessThan(150);
+    }
+    expect(errors).toHaveLength(5);
+    expect(String(errors[0])).toMatch(/READONLY/);
+    expect(changes).toEqual(['open']);
+  });
+
+  it('A18: a 300 ms stall of the app with 50 calls in flight: one decision each, from Redis', async () => {
+    const redis = client((await server()).port);
+    await ready(redis);
+    const limiter = limiterOn(redis, freshPrefix('stall'));
+    await limiter.consume(ctxFor('warm-up'));
+    const pending = Array.from({ length: 50 }, (_, i) => limiter.consume(ctxFor(`10.0.0.${i}`)));
+    const until = performance.now() + 300;
+    while (performance.now() < until) {
+      // Busy: the replies arrive while the event loop cannot run, and the deadline is long past.
+    }
+    const decisions = await Promise.all(pending);
+    expect(decisions).toHaveLength(50);
+    expect(decisions.filter((d) => d.degraded)).toEqual([]);
+  });
+
+  it('A5 (frozen variant): calls on the wire when Redis froze run at most once after SIGCONT, and no more arrive', async () => {
+    const frozen = await server();
+    const redis = client(frozen.port, { commandTimeout: 10_000 });
+    await ready(redis);
+    const prefix = freshPrefix('frozen-ghost');
+    const limiter = limiterOn(redis, prefix, { breaker: { failureThreshold: 5, cooldown: 60_000 } });
+    await limiter.consume(ctxFor('warm-up'));
+    frozen.signal('SIGSTOP');
+    const decisions: Decision[] = [];
+    for (let i = 0; i < 20; i++) decisions.push(await limiter.consume(ctxFor('ghost')));
+    frozen.signal('SIGCONT');
+    expect(decisions.every((d) => d.degraded)).toBe(true);
+    // The five calls that timed out were already on the wire: Redis runs them when it resumes.
+    await redis.ping();
+    const charged = Number(await adminCommand(frozen.port, 'HGET', `${prefix}:ip:{ghost}`, 'count'));
+    const type = await adminCommand(frozen.port, 'TYPE', `${prefix}:ip:{ghost}`);
+    expect({ type, charged }).toEqual({ type: 'hash', charged: 5 });
+  });
+});
