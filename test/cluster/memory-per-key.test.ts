@@ -20,7 +20,7 @@ const WINDOW = 60_000;
 const ipOf = (item: Case) => `203.0.113.${CASES.indexOf(item) + 1}`;
 const START = 1_800_000_000_000;
 
-/** One row of MEMORY.md: the algorithm, the requests that shape a typical key, and a regression bound. */
+/** One row of the "Memory per key" table in packages/redis/README.md: the algorithm, the requests that shape a typical key, and a regression bound. */
 interface Case {
   name: string;
   algorithm: Algorithm;
