@@ -109,7 +109,11 @@ function fastifyDriver(name: string, fastify: any): Driver {
     name,
     headerOf: (req, name) => (req as { headers: Record<string, string | undefined> }).headers[name],
     async start(spec) {
-      const app = fastify(spec.trustProxy === undefined ? {} : { trustProxy: spec.trustProxy });
+      // Like the other drivers, close drops open connections instead of waiting for the client's keep-alive.
+      const app = fastify({
+        forceCloseConnections: true,
+        ...(spec.trustProxy === undefined ? {} : { trustProxy: spec.trustProxy }),
+      });
       await app.register(floodgate, spec.options);
       const handle = async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
         const path = request.url.split('?')[0] as string;

@@ -59,7 +59,9 @@ describe.each(storeNames)('%s store', (storeName) => {
 
     it('a client that leaves during the shaping wait gets its unit back, once', async () => {
       const f = fixture(storeName);
-      const limits = [{ name: 'shape', key: byIp(), algorithm: leakyBucket({ capacity: 3, leakRate: 0.5, mode: 'shaping' }) }];
+      const limits = [
+        { name: 'shape', key: byIp(), algorithm: leakyBucket({ capacity: 3, leakRate: 0.5, mode: 'shaping' }) },
+      ];
       await withApp(driver, { options: { limits, clock: f.clock, store: f.store, prefix: f.prefix } }, async (app) => {
         expect((await get(app.url)).status).toBe(200);
         const abort = new AbortController();

@@ -14,8 +14,8 @@ let sequence = 0;
 
 beforeAll(async () => {
   server = await startRedis();
-  client = new Redis(server.url, { maxRetriesPerRequest: 1 });
-  await client.ping();
+  client = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+  await new Promise((resolve) => client.once('ready', resolve));
 });
 afterAll(async () => {
   server.signal('SIGCONT');

@@ -19,7 +19,8 @@ let sequence = 0;
 export function useRedis(): void {
   beforeAll(async () => {
     redis = await redisForSuite();
-    client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    client = new Redis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    await new Promise((resolve) => client?.once('ready', resolve));
   });
   afterAll(async () => {
     client?.disconnect();

@@ -60,6 +60,8 @@ describe('rateLimit options', () => {
   });
 
   it('rejects bad options at construction, naming the option and the value', () => {
+    expect(() => rateLimit({ limit: 0, window: '1m' })).toThrow('rateLimit.limit must be an integer >= 1, got 0');
+    expect(() => rateLimit({ limit: 5, window: 'soon' as never })).toThrow(/rateLimit.window.*"soon"/);
     expect(() => rateLimit({ limit: 1, window: '1m', standardHeaders: 'draft-9' as 'draft-8' })).toThrow(
       /standardHeaders.*"draft-9"/,
     );

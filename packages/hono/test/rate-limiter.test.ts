@@ -56,11 +56,22 @@ describe('rateLimiter (app.request)', () => {
 
   it('message and handler replace the default 429 body', async () => {
     const peer = { getConnInfo: () => ({ remote: { address: '203.0.113.8' } }) };
-    const messaged = app({ limit: 1, window: '1m', message: (_c, decision) => ({ wait: decision.retryAfter > 0 }), ...peer });
+    const messaged = app({
+      limit: 1,
+      window: '1m',
+      message: (_c, decision) => ({ wait: decision.retryAfter > 0 }),
+      ...peer,
+    });
     await messaged.request('/');
     const denied = await messaged.request('/');
     expect([denied.status, await denied.json()]).toEqual([429, { wait: true }]);
-    const handled = app({ limit: 1, window: '1m', clock: () => T0, handler: (c, decision) => c.text(`later: ${decision.rule}`, 429), ...peer });
+    const handled = app({
+      limit: 1,
+      window: '1m',
+      clock: () => T0,
+      handler: (c, decision) => c.text(`later: ${decision.rule}`, 429),
+      ...peer,
+    });
     await handled.request('/');
     const custom = await handled.request('/');
     expect([custom.status, await custom.text(), custom.headers.get('retry-after')]).toEqual([429, 'later: ip', '120']);

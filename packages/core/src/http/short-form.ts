@@ -1,7 +1,8 @@
 import { InvalidOptionTypeError } from '../errors';
+import { windowOption } from '../duration';
 import { slidingWindow } from '../algorithms/sliding-window';
 import { byIp } from '../keys/by-ip';
-import type { Duration } from '../duration';
+import { integerOption } from '../validate';
 import type { LimitRule } from '../limiter';
 
 /** `{ limit, window }` as one layer named `ip`, keyed byIp(), limited by a sliding window. */
@@ -9,6 +10,9 @@ export function shortFormRule(where: string, limit: unknown, window: unknown): L
   if (limit === undefined || window === undefined) {
     throw new InvalidOptionTypeError(`${where}: the short form needs both limit and window`);
   }
-  const algorithm = slidingWindow({ limit: limit as number, window: window as Duration });
+  const algorithm = slidingWindow({
+    limit: integerOption(`${where}.limit`, limit, 1),
+    window: windowOption(`${where}.window`, window),
+  });
   return { name: 'ip', key: byIp(), algorithm };
 }
