@@ -2,7 +2,7 @@
 // concurrent workload (inflight.mjs): auto-pipelining off vs on, one layer vs two layers.
 import { RedisStore } from '../packages/redis/dist/index.js';
 import { algorithms, core } from './algorithms.mjs';
-import { drive, requestStream, WORKLOAD } from './inflight.mjs';
+import { drive, requestStream } from './inflight.mjs';
 import { adminClient, commandCalls, countTraffic, recommendedClient, serverVersion } from './redis-clients.mjs';
 import { startRedisServer } from './redis-server.mjs';
 import { breathe } from './stats.mjs';

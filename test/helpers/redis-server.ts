@@ -43,8 +43,20 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
 
   const launch = async () => {
     const args = [
-      '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
-      '--enable-debug-command', 'yes', '--dir', dir, '--logfile', join(dir, 'redis.log'),
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--enable-debug-command',
+      'yes',
+      '--dir',
+      dir,
+      '--logfile',
+      join(dir, 'redis.log'),
       ...(options.args ?? []),
     ];
     const started = spawn('redis-server', args, { stdio: 'ignore' });

@@ -52,18 +52,21 @@ describe('layers on one node', () => {
     expect(await client.dump(prefix + open.key)).toEqual(before);
   });
 
-  it.each(ALGORITHM_KINDS)('a %s layer that would allow reports its uncharged numbers when another denies', async (kind) => {
-    const now = 1_700_000_000_000;
-    const prefix = freshPrefix(`uncharged-${kind}`);
-    const stores = [new RedisStore({ client, prefix, clock: () => now }), new MemoryStore({ clock: () => now })];
-    for (const store of stores) {
-      const open = { key: layerKey('open', 'y'), algorithm: ROOMY[kind](), cost: 1 };
-      const shut = { key: layerKey('shut', 'y'), algorithm: fixedWindow({ limit: 1, window: '1h' }), cost: 1 };
-      await store.consume([shut], 'fill');
-      const [charged] = await store.consume([open], 'charge');
-      const [uncharged, denied] = await store.consume([open, shut], 'denied');
-      expect(denied?.allowed).toBe(false);
-      expect(uncharged).toEqual({ ...charged, delay: uncharged?.delay });
-    }
-  });
+  it.each(ALGORITHM_KINDS)(
+    'a %s layer that would allow reports its uncharged numbers when another denies',
+    async (kind) => {
+      const now = 1_700_000_000_000;
+      const prefix = freshPrefix(`uncharged-${kind}`);
+      const stores = [new RedisStore({ client, prefix, clock: () => now }), new MemoryStore({ clock: () => now })];
+      for (const store of stores) {
+        const open = { key: layerKey('open', 'y'), algorithm: ROOMY[kind](), cost: 1 };
+        const shut = { key: layerKey('shut', 'y'), algorithm: fixedWindow({ limit: 1, window: '1h' }), cost: 1 };
+        await store.consume([shut], 'fill');
+        const [charged] = await store.consume([open], 'charge');
+        const [uncharged, denied] = await store.consume([open, shut], 'denied');
+        expect(denied?.allowed).toBe(false);
+        expect(uncharged).toEqual({ ...charged, delay: uncharged?.delay });
+      }
+    },
+  );
 });

@@ -54,7 +54,17 @@ export function combine(results: LayerResult[], degraded: boolean): Decision {
     else if (allowed ? result.remaining < binding.remaining : bindsHarder(result, binding)) binding = result;
   }
   if (binding === undefined) {
-    return { allowed: true, limit: 0, remaining: 0, resetAt: 0, retryAfter: 0, delay: 0, rule: undefined, results, degraded };
+    return {
+      allowed: true,
+      limit: 0,
+      remaining: 0,
+      resetAt: 0,
+      retryAfter: 0,
+      delay: 0,
+      rule: undefined,
+      results,
+      degraded,
+    };
   }
   return {
     allowed,

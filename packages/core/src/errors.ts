@@ -24,6 +24,8 @@ export class FloodgateError extends Error {
   }
 
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // Subclasses inherit this method: `this` is the class on the right of `instanceof`.
+    // biome-ignore lint/complexity/noThisInStatic: only the base class answers by code.
     if (this !== FloodgateError) return Function.prototype[Symbol.hasInstance].call(this, value);
     return hasFloodgateCode(value);
   }

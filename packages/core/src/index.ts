@@ -1,4 +1,13 @@
-export { FloodgateError, InvalidOptionError, InvalidOptionTypeError, InvalidCostError, StoreError, StoreTimeoutError, BreakerOpenError, KeyFunctionError } from './errors';
+export {
+  FloodgateError,
+  InvalidOptionError,
+  InvalidOptionTypeError,
+  InvalidCostError,
+  StoreError,
+  StoreTimeoutError,
+  BreakerOpenError,
+  KeyFunctionError,
+} from './errors';
 export { parseDuration } from './duration';
 export type { Duration } from './duration';
 export type { Algorithm, AlgorithmKind, Outcome } from './algorithms/types';

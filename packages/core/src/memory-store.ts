@@ -56,7 +56,8 @@ export class MemoryStore implements Store {
     let decided = calls.map((call) => decide(call, call.cost));
     const allowed = decided.every((outcome) => outcome.allowed);
     // A layer that would have allowed is not charged when another denies: report its uncharged numbers.
-    if (!allowed) decided = decided.map((outcome, index) => (outcome.allowed ? decide(calls[index] as LayerCall, 0) : outcome));
+    if (!allowed)
+      decided = decided.map((outcome, index) => (outcome.allowed ? decide(calls[index] as LayerCall, 0) : outcome));
     return decided.map(({ state, ...outcome }, index) => {
       if (allowed && state !== undefined) {
         this.#entries.set((calls[index] as LayerCall).key, { state }, { ttl: ttlOf(outcome, now) });

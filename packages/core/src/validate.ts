@@ -44,7 +44,9 @@ export function positiveNumberOption(name: string, value: unknown): number {
 
 export function oneOfOption<T extends string>(name: string, value: unknown, allowed: readonly T[]): T {
   if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
-    throw new InvalidOptionTypeError(`${name} must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, got ${show(value)}`);
+    throw new InvalidOptionTypeError(
+      `${name} must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, got ${show(value)}`,
+    );
   }
   return value as T;
 }
