@@ -30,7 +30,7 @@ export interface ProblemResponse {
  * @example
  * const problem = buildProblem(decision); // { status: 429, retryAfter: 30, 'violated-policies': ['user'], ... }
  */
-export function buildProblem(decision: Decision): ProblemDetails {
+export function buildProblem(decision: Decision, status = 429): ProblemDetails {
   const retryAfter = retryAfterSeconds(decision.retryAfter);
   const wait = retryAfter === 1 ? '1 second' : `${retryAfter} seconds`;
   if (decision.unavailable === true) {
@@ -45,7 +45,7 @@ export function buildProblem(decision: Decision): ProblemDetails {
   return {
     type: `${PROBLEM_TYPES}#quota-exceeded`,
     title: 'Too Many Requests',
-    status: 429,
+    status,
     detail: `Too many requests; try again in ${wait}.`,
     retryAfter,
     'violated-policies': decision.results.filter((layer) => !layer.allowed).map((layer) => layer.rule),
@@ -60,8 +60,8 @@ export function buildProblem(decision: Decision): ProblemDetails {
  * @example
  * const { status, contentType, body } = negotiateProblem(req.headers.accept, decision);
  */
-export function negotiateProblem(accept: string | undefined, decision: Decision): ProblemResponse {
-  const problem = buildProblem(decision);
+export function negotiateProblem(accept: string | undefined, decision: Decision, status = 429): ProblemResponse {
+  const problem = buildProblem(decision, status);
   if (acceptsJson(accept)) {
     return { status: problem.status, contentType: 'application/problem+json', body: JSON.stringify(problem) };
   }

@@ -24,8 +24,8 @@ export async function renderDenial<Req>(
   decision: Decision,
 ) {
   const headers = renderHeaders(config as HttpConfig<never, never, unknown>, decision);
-  const problem = negotiateProblem(accept, decision);
-  const status = decision.unavailable ? problem.status : config.statusCode;
+  const problem = negotiateProblem(accept, decision, config.statusCode);
+  const status = problem.status;
   if (config.handler !== undefined) return { status, headers };
   const custom = config.message === undefined ? undefined : await messageBody(config, req, decision);
   return { status, headers, body: custom ?? { contentType: problem.contentType, text: problem.body } };

@@ -23,6 +23,11 @@ describe('buildProblem', () => {
     expect(buildProblem(limited)).toEqual(quotaExceeded);
   });
 
+  it('carries the status the app chose instead of 429 (statusCode option)', () => {
+    expect(buildProblem(limited, 403)).toEqual({ ...quotaExceeded, status: 403 });
+    expect(negotiateProblem(undefined, limited, 403).status).toBe(403);
+  });
+
   it('describes a 503 when the store was unavailable', () => {
     expect(buildProblem(unavailable)).toEqual({
       type: 'https://iana.org/assignments/http-problem-types#temporary-reduced-capacity',
