@@ -8,7 +8,29 @@ import { describe, expect, it } from 'vitest';
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 const expected: Record<string, string[]> = {
-  '@floodgate/core': ['createLimiter', 'MemoryStore', 'fixedWindow', 'parseDuration', 'FloodgateError'],
+  '@floodgate/core': [
+    'createLimiter',
+    'MemoryStore',
+    'fixedWindow',
+    'slidingLog',
+    'slidingWindow',
+    'tokenBucket',
+    'leakyBucket',
+    'gcra',
+    'concurrency',
+    'byIp',
+    'byHeader',
+    'byApiKey',
+    'byUser',
+    'layered',
+    'buildHeaders',
+    'parseDuration',
+    'FloodgateError',
+  ],
+  '@floodgate/redis': ['RedisStore'],
+  '@floodgate/express': ['rateLimit', 'slidingWindow', 'byIp', 'layered'],
+  '@floodgate/fastify': ['floodgate', 'default'],
+  '@floodgate/hono': ['rateLimiter'],
 };
 
 function exportedNames(pkg: string, mode: 'esm' | 'cjs'): string[] {
