@@ -7,4 +7,6 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: 'es2022',
+  // Middleware are named functions (`rateLimit`, `floodgate`), as stack traces and Express' router show them.
+  keepNames: true,
 });
