@@ -1,12 +1,1 @@
-import { defineConfig } from 'tsup';
-
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'es2022',
-  // Middleware are named functions (`rateLimit`, `floodgate`), as stack traces and Express' router show them.
-  keepNames: true,
-});
+export { default } from '../../tsup.shared.ts';

@@ -8,6 +8,9 @@ import type { LimitRule, LimiterOptions } from './limiter';
 import type { ResilienceConfig } from './resilience/options';
 import type { Store } from './store';
 
+/** Every option createLimiter reads; the adapters pass exactly these through. */
+export const LIMITER_KEYS = ['store', 'prefix', 'limits', 'clock', ...RESILIENCE_KEYS] as const;
+
 /** createLimiter's options, checked and defaulted. */
 export interface LimiterConfig<Req> {
   store: Store;
@@ -20,7 +23,7 @@ export interface LimiterConfig<Req> {
 /** Validates createLimiter's options once; never mutates the caller's object. */
 export function parseLimiterOptions<Req>(options: LimiterOptions<Req>): LimiterConfig<Req> {
   const raw = requireObject('createLimiter', options);
-  rejectUnknownKeys('createLimiter', raw, ['store', 'prefix', 'limits', 'clock', ...RESILIENCE_KEYS]);
+  rejectUnknownKeys('createLimiter', raw, LIMITER_KEYS);
   const prefix = raw.prefix === undefined ? 'fg' : nameOption('createLimiter.prefix', raw.prefix);
   const clock = raw.clock === undefined ? undefined : functionOption<() => number>('createLimiter.clock', raw.clock);
   const store = raw.store === undefined ? new MemoryStore(clock ? { clock } : {}) : parseStore(raw.store);

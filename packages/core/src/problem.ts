@@ -7,7 +7,8 @@ const PROBLEM_TYPES = 'https://iana.org/assignments/http-problem-types';
 export interface ProblemDetails {
   type: string;
   title: string;
-  status: 429 | 503;
+  /** 429 (or the `statusCode` the app chose), 503 when the limiter could not decide. */
+  status: number;
   detail: string;
   /** Whole seconds, as in the Retry-After header. */
   retryAfter: number;
@@ -17,7 +18,7 @@ export interface ProblemDetails {
 
 /** What an adapter sends for a denied request. */
 export interface ProblemResponse {
-  status: 429 | 503;
+  status: number;
   contentType: string;
   body: string;
 }

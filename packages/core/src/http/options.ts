@@ -1,6 +1,7 @@
 import { parseDuration } from '../duration';
 import { InvalidOptionError, InvalidOptionTypeError, show } from '../errors';
 import { createLimiter } from '../limiter';
+import { LIMITER_KEYS } from '../limiter-options';
 import { functionOption, integerOption, oneOfOption, rejectUnknownKeys, requireObject } from '../validate';
 import { parseHeaderModes } from '../headers/build-headers';
 import { ipMatcher } from './ip-match';
@@ -52,22 +53,6 @@ const OWN_KEYS = [
   'onWarning',
 ] as const;
 /** Handed to createLimiter unchanged; it validates them. */
-const LIMITER_KEYS = [
-  'store',
-  'prefix',
-  'limits',
-  'clock',
-  'timeout',
-  'failMode',
-  'instances',
-  'breaker',
-  'denyCache',
-  'onDecision',
-  'onLimited',
-  'onStoreError',
-  'onBreakerChange',
-] as const;
-
 /**
  * Validates middleware options once, at construction. `where` names the middleware in errors
  * (`rateLimit`, `floodgate`, `rateLimiter`); `adapterKeys` are options the adapter handled itself.
