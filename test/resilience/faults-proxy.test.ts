@@ -1,0 +1,163 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLimiter, fixedWindow, type Decision } from '@floodgate/core';
+import { RedisStore } from '@floodgate/redis';
+import { type FaultProxy, startFaultProxy } from '../helpers/fault-proxy.ts';
+import { type RedisServer, startRedis } from '../helpers/redis-server.ts';
+import { adminCommand, ctxFor, freshPrefix, ready, tunedClient } from './support.ts';
+import type { Redis, RedisOptions } from 'ioredis';
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+/** A redis-server with a fault proxy in front of it; both stopped after the test. */
+async function proxied(): Promise<{ server: RedisServer; proxy: FaultProxy }> {
+  const server = await startRedis();
+  cleanup.push(() => server.stop());
+  const proxy = await startFaultProxy(server.port);
+  cleanup.push(() => proxy.close());
+  return { server, proxy };
+}
+
+/** packages/redis/README.md's recommended settings (tunedClient adds a 50 ms reconnect delay). */
+function recommendedClient(port: number, extra: RedisOptions = {}): Redis {
+  const client = tunedClient(port, { commandTimeout: 100, enableAutoPipelining: true, ...extra });
+  cleanup.push(() => client.disconnect());
+  return client;
+}
+
+const limiterOn = (client: Redis, prefix: string, extra: Record<string, unknown> = {}) =>
+  createLimiter({
+    store: new RedisStore({ client }),
+    prefix,
+    limits: [{ name: 'ip', key: (ctx) => ctx.ip, algorithm: fixedWindow({ limit: 1000, window: 60_000 }) }],
+    ...extra,
+  });
+
+async function timed(run: () => Promise<Decision>): Promise<{ decision: Decision; ms: number }> {
+  const started = performance.now();
+  const decision = await run();
+  return { decision, ms: performance.now() - started };
+}
+
+/** The count Redis holds for `ip` under `prefix` (fixedWindow hash), read past the proxy. */
+async function chargedInRedis(port: number, prefix: string, ip: string): Promise<number> {
+  return Number(await adminCommand(port, 'HGET', `${prefix}:ip:{${ip}}`, 'count'));
+}
+
+describe('faults injected by a TCP proxy (reliability.md A6, A12)', () => {
+  it('A6: a reply lost after Redis ran the script is decided at once (degraded) and charged once', async () => {
+    const { server, proxy } = await proxied();
+    const client = recommendedClient(proxy.port);
+    await ready(client);
+    const errors: unknown[] = [];
+    const prefix = freshPrefix('lost-reply');
+    const limiter = limiterOn(client, prefix, { onStoreError: ({ error }: { error: unknown }) => errors.push(error) });
+    // Loads the script first, so the reply dropped below is the EVALSHA's, not a NOSCRIPT.
+    expect((await limiter.consume(ctxFor('warm-up'))).degraded).toBe(false);
+
+    const dropped = proxy.dropReplyOnce();
+    const { decision, ms } = await timed(() => limiter.consume(ctxFor('lost')));
+    await dropped;
+    // Anything ioredis would resend goes out on the new connection before this PING (M7).
+    await ready(client);
+    await client.ping();
+
+    // ioredis resends unfulfilled commands after a reconnect (autoResendUnfulfilledCommands,
+    // default true), which with its default maxRetriesPerRequest charges twice (M7). With
+    // maxRetriesPerRequest: 0 the close handler rejects every in-flight command before the
+    // reconnect, so nothing is left to resend: the caller gets the fallback decision as soon as
+    // the reset arrives, and the script Redis did run is the only charge.
+    expect(ms).toBeLessThanOrEqual(150);
+    expect(decision).toMatchObject({ degraded: true, allowed: true });
+    expect(errors.map(String)).toEqual([expect.stringMatching(/max retries per request limit \(which is 0\)/)]);
+    expect(await chargedInRedis(server.port, prefix, 'lost')).toBe(1);
+    expect(await limiter.consume(ctxFor('lost'))).toMatchObject({ degraded: false, remaining: 998 });
+  });
+
+  it('A6 (resending client): with one retry per request the lost reply is charged twice, never more, and still bounded', async () => {
+    const { server, proxy } = await proxied();
+    const client = recommendedClient(proxy.port, { maxRetriesPerRequest: 1 });
+    await ready(client);
+    const prefix = freshPrefix('lost-reply-resent');
+    const limiter = limiterOn(client, prefix);
+    await limiter.consume(ctxFor('warm-up'));
+
+    const dropped = proxy.dropReplyOnce();
+    const { decision, ms } = await timed(() => limiter.consume(ctxFor('lost')));
+    await dropped;
+    await ready(client);
+    await client.ping();
+
+    // The closed connection leaves the EVALSHA unfulfilled; ioredis sends it again once the new
+    // connection is ready (50 ms here), and Redis runs it a second time: at-least-once.
+    expect(ms).toBeLessThanOrEqual(150);
+    expect(await chargedInRedis(server.port, prefix, 'lost')).toBe(2);
+    // Measured: the resent reply arrives ~60 ms after the call and the caller sees its own request
+    // counted twice (998 left). Should the machine delay the resend past the 100 ms deadline, the
+    // fallback decides instead; either way the charge stays at 2.
+    expect(decision).toMatchObject(decision.degraded ? { allowed: true } : { allowed: true, remaining: 998 });
+  });
+
+  it('A12: slow but alive: 30 ms each way stays on Redis; 150 ms opens the breaker within the bound; back to 0 closes it after the cooldown', async () => {
+    const { proxy } = await proxied();
+    const client = recommendedClient(proxy.port);
+    await ready(client);
+    let now = 2_000_000;
+    const changes: string[] = [];
+    const errors: unknown[] = [];
+    const limiter = limiterOn(client, freshPrefix('slow'), {
+      clock: () => now,
+      timeout: 100,
+      breaker: { failureThreshold: 5, failureWindow: 10_000, cooldown: 500 },
+      onStoreError: ({ error }: { error: unknown }) => errors.push(error),
+      onBreakerChange: ({ from, to }: { from: string; to: string }) => changes.push(`${from}->${to}`),
+    });
+    await limiter.consume(ctxFor('warm-up'));
+    const run = async (n: number) => {
+      const results: { decision: Decision; ms: number }[] = [];
+      for (let i = 0; i < n; i++) results.push(await timed(() => limiter.consume(ctxFor('198.51.100.12'))));
+      return results;
+    };
+
+    proxy.latency(30);
+    const slow = await run(6);
+    expect(slow.map((r) => r.decision.degraded)).toEqual(new Array(6).fill(false));
+    expect(Math.min(...slow.map((r) => r.ms))).toBeGreaterThanOrEqual(59);
+
+    proxy.latency(150);
+    const tooSlow = await run(10);
+    expect(tooSlow.every((r) => r.decision.degraded && r.decision.allowed)).toBe(true);
+    expect(Math.max(...tooSlow.map((r) => r.ms))).toBeLessThanOrEqual(150);
+    expect(errors).toHaveLength(5);
+    expect(changes).toEqual(['closed->open']);
+
+    proxy.pass();
+    // The replies of the five timed-out calls are still in the proxy; let them through first.
+    await proxy.idle();
+    now += 499;
+    expect((await limiter.consume(ctxFor('198.51.100.12'))).degraded).toBe(true);
+    now += 1;
+    const back = await run(3);
+    expect(back.map((r) => r.decision.degraded)).toEqual([false, false, false]);
+    expect(changes).toEqual(['closed->open', 'open->half-open', 'half-open->closed']);
+  });
+
+  it('blackhole: a proxy that never answers is bounded like a frozen server; close() leaves no socket open', async () => {
+    const { proxy } = await proxied();
+    const client = recommendedClient(proxy.port, { commandTimeout: 5000 });
+    await ready(client);
+    const limiter = limiterOn(client, freshPrefix('blackhole'));
+    await limiter.consume(ctxFor('warm-up'));
+    proxy.blackhole();
+    const { decision, ms } = await timed(() => limiter.consume(ctxFor('192.0.2.80')));
+    expect(decision.degraded).toBe(true);
+    expect(ms).toBeLessThanOrEqual(150);
+    expect(proxy.openSockets).toBe(2);
+    const closed = new Promise((resolve) => client.once('close', resolve));
+    await proxy.close();
+    await closed;
+    expect(proxy.openSockets).toBe(0);
+  });
+});

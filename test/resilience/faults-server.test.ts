@@ -1,0 +1,142 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLimiter, fixedWindow } from '@floodgate/core';
+import { RedisStore } from '@floodgate/redis';
+import { SCRIPT_SHA1 } from '../../packages/redis/src/generated/lua.ts';
+import { type RedisServer, type StartRedisOptions, startRedis } from '../helpers/redis-server.ts';
+import { adminCommand, commandCalls, ctxFor, freshPrefix, ready, tunedClient } from './support.ts';
+import type { Redis, RedisOptions } from 'ioredis';
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+async function server(options: StartRedisOptions = {}): Promise<RedisServer> {
+  const started = await startRedis(options);
+  cleanup.push(() => started.stop());
+  return started;
+}
+
+/** packages/redis/README.md's recommended settings, ready to take commands. */
+async function recommendedClient(port: number, extra: RedisOptions = {}): Promise<Redis> {
+  const client = tunedClient(port, { commandTimeout: 100, enableAutoPipelining: true, ...extra });
+  cleanup.push(() => client.disconnect());
+  await ready(client);
+  return client;
+}
+
+function limiterOn(client: Redis, prefix: string, errors: unknown[] = []) {
+  return createLimiter({
+    store: new RedisStore({ client }),
+    prefix,
+    onStoreError: ({ error }) => errors.push(error),
+    limits: [{ name: 'ip', key: (ctx) => ctx.ip, algorithm: fixedWindow({ limit: 10, window: 60_000 }) }],
+  });
+}
+
+/** Writes TTL-less junk through `filler`, `size` bytes a value, `batch` per round trip, until a write is refused with OOM. */
+async function fillUntilOom(filler: Redis, size: number, batch: number, next: { n: number }): Promise<void> {
+  const value = 'x'.repeat(size);
+  for (let round = 0; round < 10_000; round++) {
+    const pipeline = filler.pipeline();
+    for (let i = 0; i < batch; i++) pipeline.set(`junk:${next.n++}`, value);
+    const replies = (await pipeline.exec()) ?? [];
+    if (replies.some(([error]) => error && /^OOM /.test(error.message))) return;
+  }
+  throw new Error(`no OOM after ${next.n} junk keys`);
+}
+
+describe('server-side faults (reliability.md A10, A17)', () => {
+  it('A10: a promoted replica has no script cache; the first consume on it reloads the script and is decided by Redis', async () => {
+    const master = await server({ args: ['--repl-diskless-sync-delay', '0'] });
+    const replica = await server({ args: ['--replicaof', '127.0.0.1', String(master.port)] });
+    const prefix = freshPrefix('promotion');
+    const onMaster = limiterOn(await recommendedClient(master.port), prefix);
+    expect(await onMaster.consume(ctxFor('a'))).toMatchObject({ degraded: false, remaining: 9 });
+    // Returns once the replica has acknowledged the write (or 5 s passed: then 0, and this fails).
+    expect(await adminCommand(master.port, 'WAIT', 1, 5000)).toBe(1);
+    expect(await adminCommand(replica.port, 'SCRIPT', 'EXISTS', SCRIPT_SHA1)).toEqual([0]);
+
+    const client = await recommendedClient(replica.port);
+    await adminCommand(replica.port, 'REPLICAOF', 'NO', 'ONE');
+    const errors: unknown[] = [];
+    const onPromoted = limiterOn(client, prefix, errors);
+    // The counter came over by replication; the script did not (M9): EVALSHA -> NOSCRIPT -> EVAL.
+    expect(await onPromoted.consume(ctxFor('a'))).toMatchObject({ degraded: false, allowed: true, remaining: 8 });
+    expect(errors).toEqual([]);
+    expect(await commandCalls(replica.port, ['evalsha'])).toBe(1);
+    expect(await commandCalls(replica.port, ['eval'])).toBe(1);
+    // The EVAL cached it again: the next call is one EVALSHA.
+    expect(await onPromoted.consume(ctxFor('a'))).toMatchObject({ degraded: false, remaining: 7 });
+    expect(await commandCalls(replica.port, ['evalsha', 'eval'])).toBe(3);
+  });
+
+  it('A17: maxmemory 4mb, noeviction, filled with TTL-less junk: the OOM reply is a store failure and the decision falls back', async () => {
+    const redis = await server({ args: ['--maxmemory', '4mb', '--maxmemory-policy', 'noeviction'] });
+    const errors: unknown[] = [];
+    const prefix = freshPrefix('oom');
+    const limiter = limiterOn(await recommendedClient(redis.port), prefix, errors);
+    expect(await limiter.consume(ctxFor('victim'))).toMatchObject({ degraded: false, remaining: 9 });
+
+    // A refused write counts its own arguments (the query buffer) against the limit; once they are
+    // freed Redis is back under it, which is how M19 saw the limiter's small script still run.
+    // Measured: after the first refused 1 kB SET, used_memory was ~4,193,500 of 4,194,304 and the
+    // consume below was Redis-backed. A refused 8-byte SET means the data itself is over the limit.
+    const filler = await recommendedClient(redis.port, { commandTimeout: 5000 });
+    const next = { n: 0 };
+    await fillUntilOom(filler, 1024, 100, next);
+    await fillUntilOom(filler, 1024, 1, next);
+    await fillUntilOom(filler, 8, 1, next);
+    const used = Number(/^used_memory:(\d+)/m.exec(await filler.info('memory'))?.[1]);
+    expect(used, 'used_memory above maxmemory (the fault is real)').toBeGreaterThan(4 * 1024 * 1024);
+
+    const started = performance.now();
+    const decision = await limiter.consume(ctxFor('victim'));
+    expect(performance.now() - started).toBeLessThanOrEqual(150);
+    expect(decision).toMatchObject({ degraded: true, allowed: true });
+    expect(errors.map(String)).toEqual([expect.stringMatching(/OOM command not allowed/)]);
+    // The script's first write was refused, so it stopped before changing anything.
+    expect(await adminCommand(redis.port, 'HGET', `${prefix}:ip:{victim}`, 'count')).toBe('1');
+
+    // Room again: the same limiter goes back to Redis, which still holds the one charge.
+    await adminCommand(redis.port, 'CONFIG', 'SET', 'maxmemory', '64mb');
+    expect(await limiter.consume(ctxFor('victim'))).toMatchObject({ degraded: false, remaining: 8 });
+    expect(next.n).toBeGreaterThan(2000);
+  });
+
+  it("A17 (allkeys-lru hazard): junk evicts a denied client's counter; this instance still denies it from its deny cache, another is admitted by Redis", async () => {
+    const redis = await server({ args: ['--maxmemory', '4mb', '--maxmemory-policy', 'allkeys-lru'] });
+    const client = await recommendedClient(redis.port);
+    const prefix = freshPrefix('lru');
+    const errors: unknown[] = [];
+    const limiter = limiterOn(client, prefix, errors);
+    const decisions = [];
+    for (let i = 0; i < 11; i++) decisions.push(await limiter.consume(ctxFor('victim')));
+    expect(decisions[10]).toMatchObject({ degraded: false, allowed: false, remaining: 0 });
+
+    // The LRU clock ticks once a second, so the counter is not reliably older than the junk: write
+    // until Redis has evicted it, bounded (measured: 4,750 to 9,250 junk keys, 2,541 to 7,041
+    // evictions, where ~2,200 fill 4 MB).
+    const filler = await recommendedClient(redis.port, { commandTimeout: 5000 });
+    const counter = `${prefix}:ip:{victim}`;
+    const value = 'x'.repeat(1024);
+    let written = 0;
+    while ((await filler.exists(counter)) === 1 && written < 60_000) {
+      const pipeline = filler.pipeline();
+      for (let i = 0; i < 250; i++) pipeline.set(`junk:${written++}`, value);
+      await pipeline.exec();
+    }
+    expect(await filler.exists(counter), `counter still there after ${written} junk keys`).toBe(0);
+
+    // Redis forgot ten charges. This process remembers the denial until the window ends...
+    expect(await limiter.consume(ctxFor('victim'))).toMatchObject({ allowed: false, degraded: false });
+    // ...but any other instance (no deny cache for this client yet) is admitted with a fresh count.
+    const otherInstance = limiterOn(client, prefix, errors);
+    expect(await otherInstance.consume(ctxFor('victim'))).toMatchObject({
+      degraded: false,
+      allowed: true,
+      remaining: 9,
+    });
+    expect(errors).toEqual([]);
+  });
+});
