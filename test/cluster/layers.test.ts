@@ -1,24 +1,12 @@
 import { createLimiter, fixedWindow, type Decision, type KeyContext } from '@floodgate/core';
-import { RedisStore } from '@floodgate/redis';
-import type { Cluster } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClusterNode, type RedisCluster, startCluster } from '../helpers/redis-cluster.ts';
-import { connectCluster, freshPrefix } from '../helpers/redis-cluster-client.ts';
+import { describe, expect, it } from 'vitest';
+import type { ClusterNode } from '../helpers/redis-cluster.ts';
+import { useCluster } from '../helpers/cluster-suite.ts';
+import { freshPrefix } from '../helpers/redis-cluster-client.ts';
 import { NASTY_IDENTITIES } from '../hashtags/identities.ts';
+import { strictClusterOptions } from './limiter.ts';
 
-// A fixed clock: fixed windows never roll over while a test runs.
-const NOW = 1_800_000_000_000;
-
-let cluster: RedisCluster;
-let client: Cluster;
-beforeAll(async () => {
-  cluster = await startCluster();
-  client = await connectCluster(cluster);
-});
-afterAll(async () => {
-  client?.disconnect();
-  await cluster?.stop();
-});
+const suite = useCluster();
 
 const request = (ip: string, user: string): KeyContext => ({
   ip,
@@ -28,7 +16,7 @@ const request = (ip: string, user: string): KeyContext => ({
 
 /** An ip and two users whose keys live on three different masters, as the cluster itself reports. */
 async function spreadIdentities(prefix: string) {
-  const owner = async (rule: string, id: string) => (await cluster.masterOf(`${prefix}:${rule}:{${id}}`)).port;
+  const owner = async (rule: string, id: string) => (await suite.cluster.masterOf(`${prefix}:${rule}:{${id}}`)).port;
   const ip = '198.51.100.7';
   const taken = new Set([await owner('ip', ip)]);
   const users: string[] = [];
@@ -44,15 +32,9 @@ async function spreadIdentities(prefix: string) {
 }
 
 function layeredLimiter(prefix: string, ipLimit: number, userLimit: number) {
-  const storeErrors: unknown[] = [];
+  const { options, storeErrors } = strictClusterOptions(suite.client, prefix);
   const limiter = createLimiter({
-    store: new RedisStore({ client, clock: () => NOW, timeout: 2000 }),
-    clock: () => NOW,
-    prefix,
-    timeout: 2000,
-    // Every request must reach Redis: a locally cached deny would hide what the store does.
-    denyCache: false,
-    onStoreError: ({ error }) => storeErrors.push(error),
+    ...options,
     limits: [
       { name: 'ip', key: (ctx) => ctx.ip, algorithm: fixedWindow({ limit: ipLimit, window: '1m' }) },
       { name: 'user', key: (ctx) => ctx.header('x-user'), algorithm: fixedWindow({ limit: userLimit, window: '1m' }) },
@@ -63,12 +45,12 @@ function layeredLimiter(prefix: string, ipLimit: number, userLimit: number) {
 
 /** The count a fixedWindow key holds, read from the master that owns it (so the key must live there). */
 async function storedCount(master: ClusterNode, key: string): Promise<number> {
-  return Number((await cluster.command(master, 'HGET', key, 'count')) ?? 0);
+  return Number((await suite.cluster.command(master, 'HGET', key, 'count')) ?? 0);
 }
 
 async function countOn(prefix: string, rule: string, id: string): Promise<number> {
   const key = `${prefix}:${rule}:{${id}}`;
-  return storedCount(await cluster.masterOf(key), key);
+  return storedCount(await suite.cluster.masterOf(key), key);
 }
 
 describe('layers whose keys live on different masters', () => {
@@ -125,15 +107,10 @@ describe('layers whose keys live on different masters', () => {
 
   it('runs layers that share an identity as one call on one slot, whatever the identity', async () => {
     const prefix = freshPrefix('shared');
-    const storeErrors: unknown[] = [];
+    const { options, storeErrors } = strictClusterOptions(suite.client, prefix);
     let keys: string[] = [];
     const limiter = createLimiter<string>({
-      store: new RedisStore({ client, clock: () => NOW, timeout: 2000 }),
-      clock: () => NOW,
-      prefix,
-      timeout: 2000,
-      denyCache: false,
-      onStoreError: ({ error }) => storeErrors.push(error),
+      ...options,
       onDecision: (event) => {
         keys = event.keys;
       },
@@ -148,7 +125,7 @@ describe('layers whose keys live on different masters', () => {
       expect(await limiter.consume(ctx), JSON.stringify(identity)).toMatchObject({ allowed: true, degraded: false });
       expect(await limiter.consume(ctx)).toMatchObject({ allowed: false, degraded: false });
       // All three keys sit on the master of the first one, each charged once.
-      const master = await cluster.masterOf(keys[0] as string);
+      const master = await suite.cluster.masterOf(keys[0] as string);
       for (const key of keys) expect(await storedCount(master, key)).toBe(1);
     }
     expect(storeErrors).toEqual([]);

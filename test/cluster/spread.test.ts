@@ -1,34 +1,22 @@
 import { createLimiter, fixedWindow, type KeyContext } from '@floodgate/core';
-import { RedisStore } from '@floodgate/redis';
-import type { Cluster } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClusterNode, type RedisCluster, startCluster } from '../helpers/redis-cluster.ts';
-import { connectCluster, freshPrefix } from '../helpers/redis-cluster-client.ts';
+import { describe, expect, it } from 'vitest';
+import type { ClusterNode } from '../helpers/redis-cluster.ts';
+import { useCluster } from '../helpers/cluster-suite.ts';
+import { freshPrefix } from '../helpers/redis-cluster-client.ts';
+import { strictClusterOptions } from './limiter.ts';
 
-const NOW = 1_800_000_000_000;
 const IDENTITIES = 1000;
 const LIMIT = 3;
 
-let cluster: RedisCluster;
-let client: Cluster;
-beforeAll(async () => {
-  cluster = await startCluster();
-  client = await connectCluster(cluster);
-});
-afterAll(async () => {
-  client?.disconnect();
-  await cluster?.stop();
-});
+const suite = useCluster();
 
 /** Every key of one master that starts with `prefix`, by SCAN (never KEYS on a shared server). */
 async function keysOn(master: ClusterNode, prefix: string): Promise<string[]> {
   const keys: string[] = [];
   let cursor = '0';
   do {
-    const [next, batch] = (await cluster.command(master, 'SCAN', cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500)) as [
-      string,
-      string[],
-    ];
+    const reply = await suite.cluster.command(master, 'SCAN', cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+    const [next, batch] = reply as [string, string[]];
     keys.push(...batch);
     cursor = next;
   } while (cursor !== '0');
@@ -47,14 +35,9 @@ async function inParallel<T>(items: readonly T[], width: number, task: (item: T)
 describe('1,000 identities over three masters', () => {
   it('spreads keys over every master and keeps each identity exact', async () => {
     const prefix = freshPrefix('spread');
-    const storeErrors: unknown[] = [];
+    const { options, storeErrors } = strictClusterOptions(suite.client, prefix);
     const limiter = createLimiter({
-      store: new RedisStore({ client, clock: () => NOW, timeout: 2000 }),
-      clock: () => NOW,
-      prefix,
-      timeout: 2000,
-      denyCache: false,
-      onStoreError: ({ error }) => storeErrors.push(error),
+      ...options,
       limits: [
         { name: 'user', key: (ctx) => ctx.header('x-user'), algorithm: fixedWindow({ limit: LIMIT, window: '1m' }) },
       ],
@@ -76,7 +59,7 @@ describe('1,000 identities over three masters', () => {
     expect(storeErrors).toEqual([]);
     for (const user of users) expect(admitted.get(user), user).toEqual([true, true, true, false, false]);
 
-    const masters = cluster.masters();
+    const masters = suite.cluster.masters();
     expect(masters).toHaveLength(3);
     const perMaster = await Promise.all(masters.map((master) => keysOn(master, prefix)));
     const counts = perMaster.map((keys) => keys.length);
@@ -86,11 +69,11 @@ describe('1,000 identities over three masters', () => {
     expect(new Set(perMaster.flat()).size).toBe(IDENTITIES);
     for (const count of counts) expect(count).toBeGreaterThan(250);
     // The cluster is this file's own: DBSIZE sees exactly these keys too.
-    expect(await Promise.all(masters.map((master) => cluster.command(master, 'DBSIZE')))).toEqual(counts);
+    expect(await Promise.all(masters.map((master) => suite.cluster.command(master, 'DBSIZE')))).toEqual(counts);
     for (const [index, master] of masters.entries()) {
       const sample = perMaster[index]?.[0] as string;
-      expect((await cluster.masterOf(sample)).port).toBe(master.port);
-      expect(await cluster.command(master, 'HGET', sample, 'count')).toBe(String(LIMIT));
+      expect((await suite.cluster.masterOf(sample)).port).toBe(master.port);
+      expect(await suite.cluster.command(master, 'HGET', sample, 'count')).toBe(String(LIMIT));
     }
   });
 });

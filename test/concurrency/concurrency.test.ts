@@ -2,32 +2,27 @@ import { fork } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisForSuite } from '../helpers/redis-server.ts';
-import { connectClient, deleteTestKeys, freshPrefix } from '../redis/fixtures/client.ts';
+import { freshPrefix } from '../redis/fixtures/client.ts';
+import { useRedis } from '../redis/fixtures/suite.ts';
 import { bundleFromSource } from './bundle.ts';
 import type { ChildProcess } from 'node:child_process';
-import type { Redis } from 'ioredis';
 
 const PROCESSES = 3;
 const IN_FLIGHT = 50;
 const LIMIT = 37;
 const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url));
 
-let server: { url: string; stop(): Promise<void> };
+// Registered first, so its afterAll runs last: the workers are killed before the server stops.
+const suite = useRedis();
 let bundle: string;
-let client: Redis;
 const children = new Set<ChildProcess>();
 
 beforeAll(async () => {
-  [server, bundle] = await Promise.all([redisForSuite(), bundleFromSource()]);
-  client = await connectClient(server.url);
+  bundle = await bundleFromSource();
 });
-afterAll(async () => {
+afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
   if (bundle) rmSync(bundle, { force: true });
-  if (client) await deleteTestKeys(client);
-  client?.disconnect();
-  await server?.stop();
 });
 
 interface Tally {
@@ -39,7 +34,7 @@ interface Tally {
 /** Starts every worker, waits until all are connected, then lets them fire at once. */
 async function race(factory: string, options: object): Promise<Tally[]> {
   const prefix = freshPrefix(`concurrency-${factory}`);
-  const config = { bundle, url: server.url, prefix, factory, options, key: 'fg:ip:{shared}', requests: IN_FLIGHT };
+  const config = { bundle, url: suite.url, prefix, factory, options, key: 'fg:ip:{shared}', requests: IN_FLIGHT };
   const workers = Array.from({ length: PROCESSES }, () => {
     const child = fork(WORKER, [JSON.stringify(config)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     children.add(child);

@@ -1,30 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
-import { redisForSuite } from '../helpers/redis-server.ts';
 import { ALGORITHM_FACTORIES, ALGORITHM_KINDS } from '../redis/fixtures/algorithms.ts';
-import { connectClient, deleteTestKeys, freshPrefix } from '../redis/fixtures/client.ts';
+import { freshPrefix } from '../redis/fixtures/client.ts';
 import { runSeed, seededRandom } from '../redis/fixtures/random.ts';
+import { useRedis } from '../redis/fixtures/suite.ts';
 import { stepOps } from './trace.ts';
 import type { LayerOutcome } from '@floodgate/core';
-import type { Redis } from 'ioredis';
 import type { TraceOp } from './trace.ts';
 
 const OPERATIONS = 10_000;
 const SCALE_MS = 2000;
 
-let server: { url: string; stop(): Promise<void> };
-let client: Redis;
-
-beforeAll(async () => {
-  server = await redisForSuite();
-  client = await connectClient(server.url, { enableAutoPipelining: true });
-});
-afterAll(async () => {
-  if (client) await deleteTestKeys(client);
-  client?.disconnect();
-  await server?.stop();
-});
+const suite = useRedis({ enableAutoPipelining: true });
 
 /**
  * The simulated clock never runs slower than the real one: Redis expires keys by its own clock
@@ -50,7 +38,7 @@ describe.each(ALGORITHM_KINDS)('%s: TypeScript (MemoryStore) and Lua (RedisStore
     let now = 1_700_000_000_000 + random.int(0, 10_000_000);
     const clock = () => now;
     const memory = new MemoryStore({ clock });
-    const redis = new RedisStore({ client, clock, prefix: freshPrefix(`conformance-${kind}`) });
+    const redis = new RedisStore({ client: suite.client, clock, prefix: freshPrefix(`conformance-${kind}`) });
     const simulated = simulatedClock(now);
     const held = new Map<string, { id: string; cost: number }[]>();
     let ids = 0;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   FloodgateError,
   concurrency,
@@ -11,24 +11,12 @@ import {
   tokenBucket,
 } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
-import { redisForSuite } from '../helpers/redis-server.ts';
-import { connectClient, freshPrefix, keysUnder, layerKey, deleteTestKeys } from './fixtures/client.ts';
+import { freshPrefix, keysUnder, layerKey } from './fixtures/client.ts';
+import { useRedis } from './fixtures/suite.ts';
 import { commandsSentBy, record } from './fixtures/monitor.ts';
 import type { Algorithm, LayerCall } from '@floodgate/core';
-import type { Redis } from 'ioredis';
 
-let server: { url: string; stop(): Promise<void> };
-let client: Redis;
-
-beforeAll(async () => {
-  server = await redisForSuite();
-  client = await connectClient(server.url);
-});
-afterAll(async () => {
-  if (client) await deleteTestKeys(client);
-  client?.disconnect();
-  await server?.stop();
-});
+const suite = useRedis();
 
 const BAD = [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 1.5, 2 ** 53, 1e300, '7', undefined];
 const good = fixedWindow({ limit: 10, window: '1m' });
@@ -37,7 +25,7 @@ const withParams = (params: unknown[]) => ({ ...good, params }) as unknown as Al
 /** Expects a Floodgate error from TypeScript and not one byte sent to Redis. */
 async function rejectedBeforeRedis(store: RedisStore, calls: LayerCall[]): Promise<void> {
   let failure: unknown;
-  const sent = await commandsSentBy(client, async () => {
+  const sent = await commandsSentBy(suite.client, async () => {
     failure = await store.consume(calls, 'r').then(
       () => undefined,
       (error: unknown) => error,
@@ -49,12 +37,16 @@ async function rejectedBeforeRedis(store: RedisStore, calls: LayerCall[]): Promi
 
 describe('numbers are checked in TypeScript, never in Lua', () => {
   it.each(BAD.concat(-1))('a cost of %s', async (cost) => {
-    const store = new RedisStore({ client, prefix: freshPrefix('bad-cost'), clock: 'client' });
+    const store = new RedisStore({ client: suite.client, prefix: freshPrefix('bad-cost'), clock: 'client' });
     await rejectedBeforeRedis(store, [{ key: layerKey('ip', 'a'), algorithm: good, cost: cost as number }]);
   });
 
   it.each(BAD.concat(-1))('a clock that returns %s', async (value) => {
-    const store = new RedisStore({ client, prefix: freshPrefix('bad-clock'), clock: () => value as number });
+    const store = new RedisStore({
+      client: suite.client,
+      prefix: freshPrefix('bad-clock'),
+      clock: () => value as number,
+    });
     await rejectedBeforeRedis(store, [{ key: layerKey('ip', 'a'), algorithm: good, cost: 1 }]);
   });
 
@@ -64,12 +56,12 @@ describe('numbers are checked in TypeScript, never in Lua', () => {
     ['too few params', [10]] as const,
     ['too many params', [10, 60_000, 1]] as const,
   ])('params with %s', async (_, params) => {
-    const store = new RedisStore({ client, prefix: freshPrefix('bad-params'), clock: 'client' });
+    const store = new RedisStore({ client: suite.client, prefix: freshPrefix('bad-params'), clock: 'client' });
     await rejectedBeforeRedis(store, [{ key: layerKey('ip', 'a'), algorithm: withParams([...params]), cost: 1 }]);
   });
 
   it('an algorithm kind with no Lua twin, and an empty key', async () => {
-    const store = new RedisStore({ client, prefix: freshPrefix('bad-kind'), clock: 'client' });
+    const store = new RedisStore({ client: suite.client, prefix: freshPrefix('bad-kind'), clock: 'client' });
     const unknown = { ...good, kind: 'mystery' } as unknown as Algorithm;
     await rejectedBeforeRedis(store, [{ key: layerKey('ip', 'a'), algorithm: unknown, cost: 1 }]);
     await rejectedBeforeRedis(store, [{ key: '', algorithm: good, cost: 1 }]);
@@ -104,7 +96,7 @@ function build(make: () => Algorithm): Algorithm | undefined {
 describe('TTL of every key written', () => {
   it('is an integer in [1, 2^53) over random configurations, costs and clocks', async () => {
     // MONITOR shows the PEXPIRE each script runs, with the exact argument Redis received.
-    const recording = await record(client);
+    const recording = await record(suite.client);
     const family = freshPrefix('ttl-property');
     let runs = 0;
     try {
@@ -122,7 +114,7 @@ describe('TTL of every key written', () => {
             runs += 1;
             let now = start;
             const prefix = `${family}${runs}:`;
-            const store = new RedisStore({ client, prefix, clock: () => now });
+            const store = new RedisStore({ client: suite.client, prefix, clock: () => now });
             for (const [i, [cost, advance, refund]] of steps.entries()) {
               const units = cost % ((algorithm as Algorithm).maxCost + 1);
               const call = { key: layerKey('p', 'x'), algorithm: algorithm as Algorithm, cost: units };
@@ -130,8 +122,8 @@ describe('TTL of every key written', () => {
               if (refund) await store.refund([call], `r${i - 1}`);
               else await store.consume([call], `r${i}`);
             }
-            for (const key of await keysUnder(client, prefix)) {
-              expect(await client.pttl(key), `${key} has no TTL`).not.toBe(-1);
+            for (const key of await keysUnder(suite.client, prefix)) {
+              expect(await suite.client.pttl(key), `${key} has no TTL`).not.toBe(-1);
             }
           },
         ),

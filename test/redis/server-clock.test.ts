@@ -1,23 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLimiter, fixedWindow, MemoryStore } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
-import { redisForSuite } from '../helpers/redis-server.ts';
 import { ALGORITHM_KINDS, ROOMY } from './fixtures/algorithms.ts';
-import { connectClient, freshPrefix, layerKey, deleteTestKeys } from './fixtures/client.ts';
-import type { Redis } from 'ioredis';
+import { freshPrefix, layerKey } from './fixtures/client.ts';
+import { useRedis } from './fixtures/suite.ts';
 
-let server: { url: string; stop(): Promise<void> };
-let client: Redis;
-
-beforeAll(async () => {
-  server = await redisForSuite();
-  client = await connectClient(server.url);
-});
-afterAll(async () => {
-  if (client) await deleteTestKeys(client);
-  client?.disconnect();
-  await server?.stop();
-});
+const suite = useRedis();
 
 const ctx = { ip: '203.0.113.9', header: () => undefined, req: {} };
 
@@ -37,7 +25,7 @@ async function admittedBySkewedPair(storeClock: 'server' | 'client') {
     createLimiter({
       prefix: 'fg',
       clock,
-      store: new RedisStore({ client, prefix, clock: storeClock === 'server' ? 'server' : clock }),
+      store: new RedisStore({ client: suite.client, prefix, clock: storeClock === 'server' ? 'server' : clock }),
       limits,
     }),
   );
@@ -58,7 +46,7 @@ describe('server clock (default)', () => {
   });
 
   it('reports resetAt in this process clock', async () => {
-    const store = new RedisStore({ client, prefix: freshPrefix('reset-at') });
+    const store = new RedisStore({ client: suite.client, prefix: freshPrefix('reset-at') });
     const memory = new MemoryStore();
     const call = { key: layerKey('ip', 'r'), algorithm: fixedWindow({ limit: 3, window: '1h' }), cost: 1 };
     const [fromRedis] = await store.consume([call], 'a');
@@ -71,7 +59,7 @@ describe('server clock (default)', () => {
 describe('client clock that goes backwards', () => {
   it.each(ALGORITHM_KINDS)('%s never overfills and never owes more than it did', async (kind) => {
     let now = 1_800_000_000_000;
-    const store = new RedisStore({ client, prefix: freshPrefix(`backwards-${kind}`), clock: () => now });
+    const store = new RedisStore({ client: suite.client, prefix: freshPrefix(`backwards-${kind}`), clock: () => now });
     const call = { key: layerKey('ip', 'b'), algorithm: ROOMY[kind](), cost: 1 };
     const limit = call.algorithm.limit;
 

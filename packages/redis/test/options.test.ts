@@ -1,20 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RedisStore } from '@floodgate/redis';
-import { redisForSuite } from '../../../test/helpers/redis-server.ts';
-import { connectClient } from './connect';
+import { useRedis } from './suite';
 import type { Redis } from 'ioredis';
 
-let server: { url: string; stop(): Promise<void> };
-let client: Redis;
-
-beforeAll(async () => {
-  server = await redisForSuite();
-  client = await connectClient(server.url);
-});
-afterAll(async () => {
-  client?.disconnect();
-  await server?.stop();
-});
+const suite = useRedis();
 
 describe('RedisStore options', () => {
   it.each([
@@ -27,7 +16,7 @@ describe('RedisStore options', () => {
     ['a NaN timeout', { timeout: Number.NaN }, /RedisStore.timeout/],
     ['a fractional timeout', { timeout: 1.5 }, /RedisStore.timeout/],
   ])('rejects %s, naming the option', (_, extra, message) => {
-    expect(() => new RedisStore({ client, ...(extra as object) })).toThrow(message);
+    expect(() => new RedisStore({ client: suite.client, ...(extra as object) })).toThrow(message);
   });
 
   it.each([
@@ -39,9 +28,9 @@ describe('RedisStore options', () => {
   });
 
   it('keeps the defaults it documents and does not touch the options object', () => {
-    const options = Object.freeze({ client });
+    const options = Object.freeze({ client: suite.client });
     const store = new RedisStore(options);
     expect(store).toMatchObject({ prefix: '', clock: 'server', timeout: 1000, scripts: 'eval' });
-    expect(new RedisStore({ client, timeout: '2 s' }).timeout).toBe(2000);
+    expect(new RedisStore({ client: suite.client, timeout: '2 s' }).timeout).toBe(2000);
   });
 });

@@ -1,32 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixedWindow, StoreError } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
-import { redisForSuite } from '../../../test/helpers/redis-server.ts';
 import { SCRIPT_SHA1, SCRIPT_SOURCE } from '../src/generated/lua';
 import { parseConsumeReply } from '../src/protocol';
-import { connectClient, freshPrefix, layerKey } from './connect';
-import type { Redis } from 'ioredis';
+import { freshPrefix, layerKey } from './connect';
+import { useRedis } from './suite';
 
-let server: { url: string; stop(): Promise<void> };
-let client: Redis;
-
-beforeAll(async () => {
-  server = await redisForSuite();
-  client = await connectClient(server.url);
-});
-afterAll(async () => {
-  client?.disconnect();
-  await server?.stop();
-});
+const suite = useRedis();
 
 describe('RedisStore on one node', () => {
   it('embeds the script with the SHA-1 Redis computes for it', async () => {
-    expect(await client.script('LOAD', SCRIPT_SOURCE)).toBe(SCRIPT_SHA1);
+    expect(await suite.client.script('LOAD', SCRIPT_SOURCE)).toBe(SCRIPT_SHA1);
   });
 
   it('decides fixedWindow with the client clock exactly as the model says', async () => {
     let now = 60_000;
-    const store = new RedisStore({ client, clock: () => now, prefix: freshPrefix('fw') });
+    const store = new RedisStore({ client: suite.client, clock: () => now, prefix: freshPrefix('fw') });
     const call = { key: layerKey('ip', 'a'), algorithm: fixedWindow({ limit: 2, window: '1m' }), cost: 1 };
     expect(await store.consume([call], 'r1')).toEqual([
       { allowed: true, limit: 2, remaining: 1, resetAt: 120_000, retryAfter: 0, delay: 0 },
@@ -42,14 +31,14 @@ describe('RedisStore on one node', () => {
 
   it('prepends its prefix to every key it writes', async () => {
     const prefix = freshPrefix('prefix');
-    const store = new RedisStore({ client, prefix, clock: 'client' });
+    const store = new RedisStore({ client: suite.client, prefix, clock: 'client' });
     const algorithm = fixedWindow({ limit: 5, window: 10_000 });
     await store.consume([{ key: layerKey('ip', 'x'), algorithm, cost: 1 }], 'r');
-    expect(await client.keys(`${prefix}*`)).toEqual([`${prefix}${layerKey('ip', 'x')}`]);
+    expect(await suite.client.keys(`${prefix}*`)).toEqual([`${prefix}${layerKey('ip', 'x')}`]);
   });
 
   it('reports resetAt in the app clock when Redis keeps the time', async () => {
-    const store = new RedisStore({ client, prefix: freshPrefix('server-clock') });
+    const store = new RedisStore({ client: suite.client, prefix: freshPrefix('server-clock') });
     const algorithm = fixedWindow({ limit: 5, window: 1000 });
     const before = Date.now();
     const [outcome] = await store.consume([{ key: layerKey('ip', 'y'), algorithm, cost: 1 }], 'r');
@@ -60,14 +49,19 @@ describe('RedisStore on one node', () => {
   });
 
   it('runs the same script as a Redis Functions library', async () => {
-    const store = new RedisStore({ client, prefix: freshPrefix('fn'), scripts: 'function', clock: () => 5_000 });
+    const store = new RedisStore({
+      client: suite.client,
+      prefix: freshPrefix('fn'),
+      scripts: 'function',
+      clock: () => 5_000,
+    });
     const call = { key: layerKey('ip', 'f'), algorithm: fixedWindow({ limit: 1, window: 1000 }), cost: 1 };
     expect((await store.consume([call], 'a'))[0]?.allowed).toBe(true);
     expect((await store.consume([call], 'b'))[0]).toMatchObject({ allowed: false, retryAfter: 1000 });
   });
 
   it('answers an empty call list without asking Redis', async () => {
-    const store = new RedisStore({ client, prefix: freshPrefix('empty') });
+    const store = new RedisStore({ client: suite.client, prefix: freshPrefix('empty') });
     expect(await store.consume([], 'r')).toEqual([]);
   });
 });

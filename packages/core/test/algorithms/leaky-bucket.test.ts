@@ -1,9 +1,8 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { leakyBucket } from '@floodgate/core';
 import { compareLongRun } from './long-run';
 import { bucketRef } from './reference';
-import { play, START, traceArb } from './trace';
+import { forAllBuckets, play, START, traceArb } from './trace';
 
 /**
  * Replays the admitted requests into a queue that leaks `milliRate / 1000` requests per second, in
@@ -23,42 +22,25 @@ function queueLevels(admitted: readonly { now: number; cost: number }[], milliRa
 
 describe('leakyBucket', () => {
   it('policing: the queue never holds more than capacity', () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 8 }),
-        fc.integer({ min: 1, max: 20_000 }),
-        fc.gen(),
-        (capacity, milliRate, gen) => {
-          const algorithm = leakyBucket({ capacity, leakRate: milliRate / 1000 });
-          const admitted = play(algorithm, gen(traceArb, algorithm.window, capacity)).filter((s) => s.outcome.allowed);
-          for (const { left } of queueLevels(admitted, milliRate))
-            expect(left).toBeLessThanOrEqual(capacity * 1_000_000);
-        },
-      ),
-      { numRuns: 200 },
-    );
+    forAllBuckets((capacity, milliRate, gen) => {
+      const algorithm = leakyBucket({ capacity, leakRate: milliRate / 1000 });
+      const admitted = play(algorithm, gen(traceArb, algorithm.window, capacity)).filter((s) => s.outcome.allowed);
+      for (const { left } of queueLevels(admitted, milliRate)) expect(left).toBeLessThanOrEqual(capacity * 1_000_000);
+    });
   });
 
   it('shaping: admits like policing, each with the time the requests ahead take to leak out', () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 8 }),
-        fc.integer({ min: 1, max: 20_000 }),
-        fc.gen(),
-        (capacity, milliRate, gen) => {
-          const shaping = leakyBucket({ capacity, leakRate: milliRate / 1000, mode: 'shaping' });
-          const policing = leakyBucket({ capacity, leakRate: milliRate / 1000 });
-          const steps = gen(traceArb, shaping.window, capacity);
-          const shaped = play(shaping, steps);
-          expect(shaped.map((s) => s.outcome.allowed)).toEqual(play(policing, steps).map((s) => s.outcome.allowed));
-          const admitted = shaped.filter((s) => s.outcome.allowed);
-          queueLevels(admitted, milliRate).forEach(({ found }, i) => {
-            expect(admitted[i]?.outcome.delay).toBe(Math.ceil(found / milliRate));
-          });
-        },
-      ),
-      { numRuns: 200 },
-    );
+    forAllBuckets((capacity, milliRate, gen) => {
+      const shaping = leakyBucket({ capacity, leakRate: milliRate / 1000, mode: 'shaping' });
+      const policing = leakyBucket({ capacity, leakRate: milliRate / 1000 });
+      const steps = gen(traceArb, shaping.window, capacity);
+      const shaped = play(shaping, steps);
+      expect(shaped.map((s) => s.outcome.allowed)).toEqual(play(policing, steps).map((s) => s.outcome.allowed));
+      const admitted = shaped.filter((s) => s.outcome.allowed);
+      queueLevels(admitted, milliRate).forEach(({ found }, i) => {
+        expect(admitted[i]?.outcome.delay).toBe(Math.ceil(found / milliRate));
+      });
+    });
   });
 
   it('queues a burst in shaping mode: delays 0, 500, 1000, then denies', () => {

@@ -28,6 +28,16 @@ export function traceArb(window: number, maxCost: number, backwards = false): fc
   return fc.array(fc.record({ gap: gapArb(window, backwards), cost }), { minLength: 1, maxLength: 200 });
 }
 
+/**
+ * Runs `check` as a fast-check property over 200 bucket shapes: a capacity of 1 to 8, a rate of 1
+ * to 20 000 thousandths of a unit per second (`milliRate`), and `gen` to draw a trace with.
+ */
+export function forAllBuckets(check: (capacity: number, milliRate: number, gen: fc.GeneratorValue) => void): void {
+  fc.assert(fc.property(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 20_000 }), fc.gen(), check), {
+    numRuns: 200,
+  });
+}
+
 export interface Played<S> {
   now: number;
   cost: number;
