@@ -13,7 +13,6 @@ export async function createStore(redisUrl = process.env.REDIS_URL) {
     commandTimeout: 100,
     connectTimeout: 1000,
     reconnectOnError: null,
-    enableAutoPipelining: true,
     lazyConnect: true,
   });
   // ioredis reports every failed reconnect; say each new problem once.

@@ -13,7 +13,6 @@ export async function storeFromEnv(env = process.env) {
     commandTimeout: 100,
     connectTimeout: 1000,
     reconnectOnError: null,
-    enableAutoPipelining: true,
     lazyConnect: true,
   });
   // Without an offline queue, commands sent before the connection is up would fail; the limiter
