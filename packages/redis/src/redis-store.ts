@@ -3,7 +3,7 @@ import { parseRedisStoreOptions } from './options';
 import { nowArgument, parseConsumeReply, parseRefundReply, scriptArguments, toWireLayer } from './protocol';
 import { evalRunner, functionRunner } from './script-runner';
 import { groupBySlot, masterOf } from './slots';
-import { warnIfOfflineQueue } from './warnings';
+import { readEvictionPolicy, warnAboutEviction, warnIfOfflineQueue } from './warnings';
 import type { LayerCall, LayerOutcome, PartitionedStore } from '@floodgate/core';
 import type { RedisStoreClock, RedisStoreConfig, RedisStoreOptions, RedisStoreScripts } from './options';
 import type { WireLayer } from './protocol';
@@ -24,6 +24,7 @@ export class RedisStore implements PartitionedStore {
   readonly scripts: RedisStoreScripts;
   readonly #config: RedisStoreConfig;
   readonly #runner: ScriptRunner;
+  #evictionPolicy: Promise<string | undefined> | undefined;
 
   constructor(options: RedisStoreOptions) {
     this.#config = parseRedisStoreOptions(options);
@@ -37,8 +38,26 @@ export class RedisStore implements PartitionedStore {
     const layers = calls.map((call) => toWireLayer(call, this.prefix));
     if (layers.length === 0) return [];
     const groups = this.#groups(layers);
-    if (groups.length === 1) return this.#consumeGroup(layers, requestId);
-    return this.#consumeAcrossSlots(layers, groups, requestId);
+    const outcomes =
+      groups.length === 1
+        ? await this.#consumeGroup(layers, requestId)
+        : await this.#consumeAcrossSlots(layers, groups, requestId);
+    // Once connected, look at the server's eviction policy; off the request's path.
+    if (this.#evictionPolicy === undefined) void this.checkEvictionPolicy();
+    return outcomes;
+  }
+
+  /**
+   * Reads Redis' `maxmemory-policy` once (on the first successful consume, or when called) and
+   * warns once, with code FLOODGATE_EVICTION_POLICY, when it is not `noeviction`. Resolves to the
+   * policy, or undefined when CONFIG cannot be read. Never rejects.
+   */
+  checkEvictionPolicy(): Promise<string | undefined> {
+    this.#evictionPolicy ??= readEvictionPolicy(this.#config.client, this.#config.cluster).then((policy) => {
+      if (policy !== undefined && policy !== 'noeviction') warnAboutEviction(policy);
+      return policy;
+    });
+    return this.#evictionPolicy;
   }
 
   async refund(calls: readonly LayerCall[], requestId: string): Promise<void> {
