@@ -4,7 +4,6 @@ import { createLimiter, fixedWindow } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { connectCluster } from '../helpers/redis-cluster-client.ts';
 import { startCluster, type ClusterNode, type RedisCluster } from '../helpers/redis-cluster.ts';
-import { startApp, type ChaosApp } from './support/app.ts';
 import {
   at,
   boundFor,
@@ -14,34 +13,25 @@ import {
   warmUp,
   watch,
 } from './support/checks.ts';
+import { COOLDOWN, TIMEOUT, useChaosParts } from './support/fixture.ts';
 import { runLoad } from './support/load.ts';
 import { record, summarize } from './support/report.ts';
 
-const TIMEOUT = 100;
-const COOLDOWN = 1000;
-
+const chaos = useChaosParts();
 let cluster: RedisCluster;
-const clients: Cluster[] = [];
-const apps: ChaosApp[] = [];
 beforeAll(async () => {
   cluster = await startCluster();
   // Healthy shards keep serving while another has no node left (the default refuses every slot).
   for (const node of cluster.nodes) await cluster.command(node, 'CONFIG', 'SET', 'cluster-require-full-coverage', 'no');
 }, 60_000);
 afterAll(async () => {
-  for (const app of apps) await app.close();
-  for (const client of clients) client.disconnect();
   await cluster?.stop();
 });
 
 async function clusterApp(prefix: string) {
-  const client = await connectCluster(cluster, { commandTimeout: 1000 });
+  const client = chaos.disconnectAfter(await connectCluster(cluster, { commandTimeout: 1000 }));
   client.on('error', () => {});
-  clients.push(client);
-  const store = new RedisStore({ client });
-  const app = await startApp({ store, prefix, limit: 100_000, timeout: TIMEOUT, breaker: { cooldown: COOLDOWN } });
-  apps.push(app);
-  return app;
+  return chaos.app(client, { prefix, limit: 100_000 });
 }
 
 /** `x-client` values whose keys live on each master, found by asking the cluster. */
@@ -103,13 +93,14 @@ describe('chaos: Redis Cluster', () => {
     await Promise.all([cluster.kill(cluster.replicaOf(lost)), cluster.kill(lost)]);
 
     // A limiter created during the outage, its client not ready yet: it must not hang.
-    const late = new Cluster(cluster.startupNodes, {
-      enableOfflineQueue: false,
-      maxRedirections: 4,
-      redisOptions: { maxRetriesPerRequest: 0, commandTimeout: 1000 },
-    });
+    const late = chaos.disconnectAfter(
+      new Cluster(cluster.startupNodes, {
+        enableOfflineQueue: false,
+        maxRedirections: 4,
+        redisOptions: { maxRetriesPerRequest: 0, commandTimeout: 1000 },
+      }),
+    );
     late.on('error', () => {});
-    clients.push(late);
     const lateLimiter = createLimiter({
       store: new RedisStore({ client: late }),
       prefix,

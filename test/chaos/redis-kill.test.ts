@@ -1,10 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterEach, describe, expect, it } from 'vitest';
-import { RedisStore } from '@floodgate/redis';
-import { startRedis, type RedisServer } from '../helpers/redis-server.ts';
-import { adminCommand, ready, tunedClient } from '../resilience/support.ts';
-import { startApp, type ChaosApp } from './support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { adminCommand, ready } from '../resilience/support.ts';
 import {
   at,
   boundFor,
@@ -14,31 +11,12 @@ import {
   warmUp,
   watch,
 } from './support/checks.ts';
+import { COOLDOWN, TIMEOUT, useChaosParts } from './support/fixture.ts';
 import { runLoad } from './support/load.ts';
 import { record, summarize } from './support/report.ts';
-import type { Redis } from 'ioredis';
 
-const TIMEOUT = 100;
-const COOLDOWN = 1000;
-
-let server: RedisServer | undefined;
-let client: Redis | undefined;
-let app: ChaosApp | undefined;
-afterEach(async () => {
-  await app?.close();
-  client?.disconnect();
-  await server?.stop();
-  app = client = server = undefined;
-});
-
-async function setup(prefix: string) {
-  server = await startRedis();
-  client = tunedClient(server.port);
-  await ready(client);
-  const store = new RedisStore({ client });
-  app = await startApp({ store, prefix, limit: 40, timeout: TIMEOUT, breaker: { cooldown: COOLDOWN } });
-  return { server, client, app };
-}
+const chaos = useChaosParts();
+const setup = (prefix: string) => chaos.redisApp({ prefix, limit: 40 });
 
 describe('chaos: Redis killed', () => {
   it('1. SIGKILL mid-load, restarted 3 s later: no 5xx, bounded latency, degraded only while down, Redis-backed within cooldown + 1 s', async () => {

@@ -1,8 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { RedisStore } from '@floodgate/redis';
-import { startRedis, type RedisServer } from '../helpers/redis-server.ts';
-import { ready, tunedClient } from '../resilience/support.ts';
-import { startApp, type ChaosApp } from './support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { ready } from '../resilience/support.ts';
+import type { ChaosApp } from './support/app.ts';
 import {
   at,
   boundFor,
@@ -12,32 +10,16 @@ import {
   warmUp,
   watch,
 } from './support/checks.ts';
+import { COOLDOWN, TIMEOUT, useChaosParts } from './support/fixture.ts';
 import { runLoad } from './support/load.ts';
 import { record, summarize } from './support/report.ts';
-import type { Redis } from 'ioredis';
 
-const TIMEOUT = 100;
-const COOLDOWN = 1000;
-
-let server: RedisServer | undefined;
-const clients: Redis[] = [];
-let app: ChaosApp | undefined;
-afterEach(async () => {
-  await app?.close();
-  for (const client of clients.splice(0)) client.disconnect();
-  server?.signal('SIGCONT');
-  await server?.stop();
-  app = server = undefined;
-});
+const chaos = useChaosParts();
 
 async function setup(prefix: string) {
-  server = await startRedis();
-  const client = tunedClient(server.port, { commandTimeout: 5000 });
-  const admin = tunedClient(server.port, { commandTimeout: 5000 });
-  clients.push(client, admin);
-  await Promise.all([ready(client), ready(admin)]);
-  const store = new RedisStore({ client });
-  app = await startApp({ store, prefix, limit: 40, timeout: TIMEOUT, breaker: { cooldown: COOLDOWN } });
+  const { server, app } = await chaos.redisApp({ prefix, limit: 40 }, { commandTimeout: 5000 });
+  const admin = chaos.client(server.port, { commandTimeout: 5000 });
+  await ready(admin);
   return { server, admin, app };
 }
 

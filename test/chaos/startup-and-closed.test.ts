@@ -1,42 +1,18 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { RedisStore } from '@floodgate/redis';
+import { describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/ports.ts';
-import { startRedis, type RedisServer } from '../helpers/redis-server.ts';
-import { ready, tunedClient } from '../resilience/support.ts';
-import { startApp, type ChaosApp } from './support/app.ts';
 import { at, boundFor, expectAnswered, expectBounded, warmUp, watch } from './support/checks.ts';
+import { TIMEOUT, useChaosParts } from './support/fixture.ts';
 import { runLoad } from './support/load.ts';
 import { record, summarize } from './support/report.ts';
-import type { Redis } from 'ioredis';
 
-const TIMEOUT = 100;
-const COOLDOWN = 1000;
-
-let server: RedisServer | undefined;
-let client: Redis | undefined;
-let app: ChaosApp | undefined;
-afterEach(async () => {
-  await app?.close();
-  client?.disconnect();
-  await server?.stop();
-  app = client = server = undefined;
-});
+const chaos = useChaosParts();
 
 describe('chaos: no Redis at start, and failMode closed', () => {
   it('5. Redis unreachable at start-up: the app starts, serves, and limits locally', async () => {
-    const port = await freePort();
-    client = tunedClient(port);
+    const client = chaos.client(await freePort());
     const limit = 10;
     const windowMs = 60_000;
-    const store = new RedisStore({ client });
-    app = await startApp({
-      store,
-      prefix: 'chaos-start',
-      limit,
-      windowMs,
-      timeout: TIMEOUT,
-      breaker: { cooldown: COOLDOWN },
-    });
+    const app = await chaos.app(client, { prefix: 'chaos-start', limit, windowMs });
     const watching = watch();
     const startedAt = Date.now();
     const samples = await runLoad({ url: app.url, rate: 200, durationMs: 3000 });
@@ -56,17 +32,7 @@ describe('chaos: no Redis at start, and failMode closed', () => {
   });
 
   it("7. failMode 'closed': every request during the outage gets 503 with Retry-After; none hangs", async () => {
-    server = await startRedis();
-    client = tunedClient(server.port);
-    await ready(client);
-    const store = new RedisStore({ client });
-    app = await startApp({
-      store,
-      prefix: 'chaos-closed',
-      failMode: 'closed',
-      timeout: TIMEOUT,
-      breaker: { cooldown: COOLDOWN },
-    });
+    const { server, app } = await chaos.redisApp({ prefix: 'chaos-closed', failMode: 'closed' });
     await warmUp(app);
     const watching = watch();
     const load = runLoad({ url: app.url, rate: 200, durationMs: 5000 });

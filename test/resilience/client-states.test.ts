@@ -1,26 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLimiter, fixedWindow, type Decision } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
-import { startRedis, type RedisServer } from '../helpers/redis-server.ts';
-import { adminCommand, ctxFor, freshPrefix, ready, tunedClient } from './support.ts';
+import { adminCommand, ctxFor, freshPrefix, ready, usePerTestParts } from './support.ts';
 import type { Redis } from 'ioredis';
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
-
-async function server(): Promise<RedisServer> {
-  const started = await startRedis();
-  cleanup.push(() => started.stop());
-  return started;
-}
-
-function client(port: number, extra: Parameters<typeof tunedClient>[1] = {}): Redis {
-  const made = tunedClient(port, extra);
-  cleanup.push(() => made.disconnect());
-  return made;
-}
+const { redis: server, client, defer } = usePerTestParts();
 
 const limiterOn = (redis: Redis, prefix: string, extra: Record<string, unknown> = {}) =>
   createLimiter({
@@ -86,7 +70,7 @@ describe('RedisStore client states (reliability.md catalogue A)', () => {
     });
     expect((await limiter.consume(ctxFor('a'))).degraded).toBe(false);
     await adminCommand(primary.port, 'REPLICAOF', '127.0.0.1', other.port);
-    cleanup.push(() => adminCommand(primary.port, 'REPLICAOF', 'NO', 'ONE'));
+    defer(() => adminCommand(primary.port, 'REPLICAOF', 'NO', 'ONE'));
     for (let i = 0; i < 8; i++) {
       const { decision, ms } = await timed(() => limiter.consume(ctxFor('a')));
       expect(decision.degraded).toBe(true);

@@ -1,30 +1,24 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLimiter, fixedWindow, type Decision } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { type FaultProxy, startFaultProxy } from '../helpers/fault-proxy.ts';
-import { type RedisServer, startRedis } from '../helpers/redis-server.ts';
-import { adminCommand, ctxFor, freshPrefix, ready, tunedClient } from './support.ts';
+import type { RedisServer } from '../helpers/redis-server.ts';
+import { adminCommand, ctxFor, freshPrefix, ready, usePerTestParts } from './support.ts';
 import type { Redis, RedisOptions } from 'ioredis';
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const parts = usePerTestParts();
 
 /** A redis-server with a fault proxy in front of it; both stopped after the test. */
 async function proxied(): Promise<{ server: RedisServer; proxy: FaultProxy }> {
-  const server = await startRedis();
-  cleanup.push(() => server.stop());
+  const server = await parts.redis();
   const proxy = await startFaultProxy(server.port);
-  cleanup.push(() => proxy.close());
+  parts.defer(() => proxy.close());
   return { server, proxy };
 }
 
 /** packages/redis/README.md's recommended settings (tunedClient adds a 50 ms reconnect delay). */
 function recommendedClient(port: number, extra: RedisOptions = {}): Redis {
-  const client = tunedClient(port, { commandTimeout: 100, enableAutoPipelining: true, ...extra });
-  cleanup.push(() => client.disconnect());
-  return client;
+  return parts.client(port, { commandTimeout: 100, enableAutoPipelining: true, ...extra });
 }
 
 const limiterOn = (client: Redis, prefix: string, extra: Record<string, unknown> = {}) =>

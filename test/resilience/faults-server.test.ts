@@ -1,28 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLimiter, fixedWindow } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { SCRIPT_SHA1 } from '../../packages/redis/src/generated/lua.ts';
-import { type RedisServer, type StartRedisOptions, startRedis } from '../helpers/redis-server.ts';
-import { adminCommand, commandCalls, ctxFor, freshPrefix, ready, tunedClient } from './support.ts';
+import { adminCommand, commandCalls, ctxFor, freshPrefix, ready, usePerTestParts } from './support.ts';
 import type { Redis, RedisOptions } from 'ioredis';
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
-
-async function server(options: StartRedisOptions = {}): Promise<RedisServer> {
-  const started = await startRedis(options);
-  cleanup.push(() => started.stop());
-  return started;
-}
+const { redis: server, client } = usePerTestParts();
 
 /** packages/redis/README.md's recommended settings, ready to take commands. */
 async function recommendedClient(port: number, extra: RedisOptions = {}): Promise<Redis> {
-  const client = tunedClient(port, { commandTimeout: 100, enableAutoPipelining: true, ...extra });
-  cleanup.push(() => client.disconnect());
-  await ready(client);
-  return client;
+  const made = client(port, { commandTimeout: 100, enableAutoPipelining: true, ...extra });
+  await ready(made);
+  return made;
 }
 
 function limiterOn(client: Redis, prefix: string, errors: unknown[] = []) {

@@ -1,20 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLimiter, fixedWindow, StoreTimeoutError, type BreakerChange, type Decision } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { freePort } from '../helpers/ports.ts';
-import { startRedis, type RedisServer } from '../helpers/redis-server.ts';
-import { commandCalls, ctxFor, freshPrefix, ready, tunedClient } from './support.ts';
-import type { Redis } from 'ioredis';
+import { commandCalls, ctxFor, freshPrefix, ready, usePerTestParts } from './support.ts';
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
-
-function track<T extends Redis | RedisServer>(thing: T): T {
-  cleanup.push(() => ('disconnect' in thing ? thing.disconnect() : thing.stop()));
-  return thing;
-}
+const parts = usePerTestParts();
 
 const perMinute = (limit: number) => fixedWindow({ limit, window: 60_000 });
 const rules = (limit: number) => [
@@ -34,7 +24,7 @@ async function consumeMany(
 describe('limiter over a RedisStore that is out of reach', () => {
   it('decides locally with limits divided by instances, opens the breaker, then goes back to Redis and drops the local state', async () => {
     const port = await freePort();
-    const client = track(tunedClient(port));
+    const client = parts.client(port);
     let now = 1_000_000;
     const errors: unknown[] = [];
     const changes: string[] = [];
@@ -58,7 +48,7 @@ describe('limiter over a RedisStore that is out of reach', () => {
     expect(errors).toHaveLength(5);
     expect(changes).toEqual(['closed->open']);
 
-    const server = track(await startRedis({ port }));
+    const server = await parts.redis({ port });
     await ready(client);
     now += 999;
     expect((await limiter.consume(ctxFor('203.0.113.7'))).degraded).toBe(true);
@@ -84,7 +74,7 @@ describe('limiter over a RedisStore that is out of reach', () => {
     console.warn = () => {};
     try {
       const limiter = createLimiter({
-        store: new RedisStore({ client: track(tunedClient(port)) }),
+        store: new RedisStore({ client: parts.client(port) }),
         limits: rules(3),
         onStoreError: () => {
           thrown.push('store');
@@ -107,7 +97,7 @@ describe('limiter over a RedisStore that is out of reach', () => {
   it("failMode 'closed' refuses as unavailable with a Retry-After, 'open' allows; both degraded", async () => {
     const port = await freePort();
     const closed = createLimiter({
-      store: new RedisStore({ client: track(tunedClient(port)) }),
+      store: new RedisStore({ client: parts.client(port) }),
       failMode: 'closed',
       breaker: { cooldown: '5 s' },
       limits: rules(10),
@@ -118,7 +108,7 @@ describe('limiter over a RedisStore that is out of reach', () => {
     expect(refused[7]?.retryAfter).toBeGreaterThan(4000);
 
     const open = createLimiter({
-      store: new RedisStore({ client: track(tunedClient(port)) }),
+      store: new RedisStore({ client: parts.client(port) }),
       failMode: 'open',
       limits: rules(1),
     });
@@ -127,8 +117,8 @@ describe('limiter over a RedisStore that is out of reach', () => {
   });
 
   it('bounds every call by the deadline when the server is frozen (SIGSTOP); timeouts open the breaker', async () => {
-    const server = track(await startRedis());
-    const client = track(tunedClient(server.port, { commandTimeout: 5000 }));
+    const server = await parts.redis();
+    const client = parts.client(server.port, { commandTimeout: 5000 });
     await ready(client);
     const errors: unknown[] = [];
     const changes: string[] = [];
@@ -142,7 +132,7 @@ describe('limiter over a RedisStore that is out of reach', () => {
     });
     expect((await limiter.consume(ctxFor('192.0.2.1'))).degraded).toBe(false);
     server.signal('SIGSTOP');
-    cleanup.push(() => server.signal('SIGCONT'));
+    parts.defer(() => server.signal('SIGCONT'));
     const latencies: number[] = [];
     const decisions: Decision[] = [];
     for (let i = 0; i < 8; i++) {
@@ -159,8 +149,8 @@ describe('limiter over a RedisStore that is out of reach', () => {
   });
 
   it('bounds calls during CLIENT PAUSE', async () => {
-    const server = track(await startRedis());
-    const client = track(tunedClient(server.port, { commandTimeout: 5000 }));
+    const server = await parts.redis();
+    const client = parts.client(server.port, { commandTimeout: 5000 });
     await ready(client);
     const limiter = createLimiter({
       store: new RedisStore({ client }),
@@ -168,7 +158,7 @@ describe('limiter over a RedisStore that is out of reach', () => {
       limits: rules(100),
     });
     expect((await limiter.consume(ctxFor('192.0.2.2'))).degraded).toBe(false);
-    const admin = track(tunedClient(server.port));
+    const admin = parts.client(server.port);
     await ready(admin);
     await admin.call('CLIENT', 'PAUSE', 1000, 'ALL');
     const started = performance.now();
@@ -180,8 +170,8 @@ describe('limiter over a RedisStore that is out of reach', () => {
 
 describe('local deny cache', () => {
   it('answers a flood from one denied client without calling Redis', async () => {
-    const server = track(await startRedis());
-    const client = track(tunedClient(server.port));
+    const server = await parts.redis();
+    const client = parts.client(server.port);
     await ready(client);
     const run = async (denyCache: boolean) => {
       const limiter = createLimiter({

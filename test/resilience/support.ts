@@ -1,4 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import { afterEach } from 'vitest';
+import { type RedisServer, type StartRedisOptions, startRedis } from '../helpers/redis-server.ts';
 
 /**
  * An ioredis client with the settings reliability.md recommends (no offline queue, no per-request
@@ -66,3 +68,37 @@ export function freshPrefix(name: string): string {
 
 /** A KeyContext for an IP. */
 export const ctxFor = (ip: string) => ({ ip, header: () => undefined, req: {} });
+
+/** Starts what a test needs; each part is stopped after the test, the last started first. */
+export interface PerTestParts {
+  /** A private redis-server. */
+  redis(options?: StartRedisOptions): Promise<RedisServer>;
+  /** A tunedClient on `port` (not awaited: see `ready`). */
+  client(port: number, extra?: RedisOptions): Redis;
+  /** Runs `step` after the test, before the teardown of everything started earlier. */
+  defer(step: () => unknown): void;
+}
+
+/** Registers the afterEach that undoes, in reverse order, what the returned parts started. Call once a file. */
+export function usePerTestParts(): PerTestParts {
+  const cleanup: (() => unknown)[] = [];
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+  const defer = (step: () => unknown) => {
+    cleanup.push(step);
+  };
+  return {
+    async redis(options) {
+      const server = await startRedis(options);
+      defer(() => server.stop());
+      return server;
+    },
+    client(port, extra) {
+      const client = tunedClient(port, extra);
+      defer(() => client.disconnect());
+      return client;
+    },
+    defer,
+  };
+}

@@ -1,25 +1,16 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '@floodgate/express';
+import { listening, useExampleServer } from '../../../test/helpers/example-server.ts';
 import { createApp } from '../src/app.js';
 
 // A frozen clock: nothing refills during the test, so the counts are exact.
 const clock = () => 1_700_000_000_001;
-let server: Server;
-let base: string;
-
-beforeAll(async () => {
-  const app = createApp({ store: new MemoryStore({ clock }), clock });
-  await new Promise<void>((resolve) => {
-    server = app.listen(0, '127.0.0.1', () => resolve());
-  });
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+const suite = useExampleServer((defer) =>
+  listening(createApp({ store: new MemoryStore({ clock }), clock }).listen(0, '127.0.0.1'), defer),
+);
 
 const call = (method: string, path: string, headers: Record<string, string> = {}) =>
-  fetch(`${base}${path}`, { method, headers: { accept: 'application/json', ...headers } });
+  fetch(`${suite.base}${path}`, { method, headers: { accept: 'application/json', ...headers } });
 
 describe('the Express example', () => {
   it('allows 5 logins per minute per IP, then answers 429 with headers', async () => {

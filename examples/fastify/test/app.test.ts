@@ -1,23 +1,20 @@
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '@floodgate/core';
+import { useExampleServer } from '../../../test/helpers/example-server.ts';
 import { buildApp } from '../src/app.js';
 
 // A frozen clock: nothing refills during the test, so the counts are exact.
 const clock = () => 1_700_000_000_001;
-let app: FastifyInstance;
-let base: string;
-
-beforeAll(async () => {
-  app = await buildApp({ store: new MemoryStore({ clock }), clock });
+const suite = useExampleServer(async (defer) => {
+  const app = await buildApp({ store: new MemoryStore({ clock }), clock });
+  defer(() => app.close());
   await app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 });
-afterAll(() => app.close());
 
 const call = (method: string, path: string, headers: Record<string, string> = {}) =>
-  fetch(`${base}${path}`, { method, headers: { accept: 'application/json', ...headers } });
+  fetch(`${suite.base}${path}`, { method, headers: { accept: 'application/json', ...headers } });
 
 describe('the Fastify example', () => {
   it('allows 5 logins per minute per IP, then answers 429 with headers', async () => {

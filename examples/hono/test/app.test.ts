@@ -1,25 +1,18 @@
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serve } from '@hono/node-server';
+import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '@floodgate/core';
+import { listening, useExampleServer } from '../../../test/helpers/example-server.ts';
 import { createApp } from '../src/app.js';
 
 // A frozen clock: nothing refills during the test, so the counts are exact.
 const clock = () => 1_700_000_000_001;
-let server: ServerType;
-let base: string;
-
-beforeAll(async () => {
+const suite = useExampleServer((defer) => {
   const app = createApp({ store: new MemoryStore({ clock }), clock });
-  await new Promise<void>((resolve) => {
-    server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve());
-  });
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return listening(serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }), defer);
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 const call = (method: string, path: string, headers: Record<string, string> = {}) =>
-  fetch(`${base}${path}`, { method, headers: { accept: 'application/json', ...headers } });
+  fetch(`${suite.base}${path}`, { method, headers: { accept: 'application/json', ...headers } });
 
 describe('the Hono example', () => {
   it('allows 5 logins per minute per IP, then answers 429 with headers', async () => {
