@@ -6,8 +6,8 @@
   ARGV[3]  request id (sliding log entries and concurrency leases are stored under it)
   ARGV[4]  n, the number of layers (= #KEYS)
   then per layer: kind, cost, and the kind's nparams integer params
-  reply    consume: { now, all_allowed, then per layer: allowed, limit, remaining, reset_at, retry_after, delay }
-           refund:  { now }
+  reply    { now, all_allowed, then per layer: allowed, limit, remaining, reset_at, retry_after, delay };
+           for a refund, each layer's numbers after it (all_allowed is 1)
   Layers are all-or-nothing: every layer is decided without writing, and only if all allow are
   the writes applied.
 ]]
@@ -38,11 +38,15 @@ for i = 1, n do
 end
 
 if op == 'refund' then
+  -- The reply has consume's shape: each layer's numbers after the refund (a cost-0 decision).
+  local reply = { now, 1 }
   for i = 1, n do
     local layer = layers[i]
     layer.algorithm.refund(KEYS[i], now, layer.cost, id, layer.p)
+    local outcome = layer.algorithm.decide(KEYS[i], now, 0, id, layer.p)
+    for j = 1, 6 do reply[#reply + 1] = outcome[j] end
   end
-  return { now }
+  return reply
 end
 if op ~= 'consume' then return redis.error_reply('ERR floodgate: unknown operation ' .. tostring(op)) end
 

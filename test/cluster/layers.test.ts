@@ -65,6 +65,9 @@ describe('layers whose keys live on different masters', () => {
     expect(first.slice(3).every((d) => d.rule === 'user')).toBe(true);
     // Seven denials by the user layer left the ip layer at the three admitted requests.
     expect(await countOn(prefix, 'ip', ip)).toBe(3);
+    // ...and each denial reports the ip layer's numbers after its refund, as a single node would.
+    const ipRemaining = first.slice(3).map((d) => d.results.find((r) => r.rule === 'ip')?.remaining);
+    expect(ipRemaining).toEqual([2, 2, 2, 2, 2, 2, 2]);
     expect(await countOn(prefix, 'user', userA)).toBe(3);
 
     const second: Decision[] = [];

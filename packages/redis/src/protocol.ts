@@ -77,10 +77,6 @@ export function parseConsumeReply(reply: unknown, layers: number): { now: number
   return { now: values[0] as number, outcomes };
 }
 
-export function parseRefundReply(reply: unknown): void {
-  integers(reply, 1);
-}
-
 function integers(reply: unknown, length: number): number[] {
   if (!Array.isArray(reply) || reply.length !== length) {
     throw new StoreError(

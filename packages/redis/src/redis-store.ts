@@ -1,6 +1,6 @@
 import { StoreError, withDeadline } from '@floodgate/core';
 import { parseRedisStoreOptions } from './options';
-import { nowArgument, parseConsumeReply, parseRefundReply, scriptArguments, toWireLayer } from './protocol';
+import { nowArgument, parseConsumeReply, scriptArguments, toWireLayer } from './protocol';
 import { evalRunner, functionRunner } from './script-runner';
 import { groupBySlot, masterOf } from './slots';
 import { readEvictionPolicy, warnAboutEviction, warnIfOfflineQueue } from './warnings';
@@ -40,7 +40,7 @@ export class RedisStore implements PartitionedStore {
     const groups = this.#groups(layers);
     const outcomes =
       groups.length === 1
-        ? await this.#consumeGroup(layers, requestId)
+        ? await this.#runGroup('consume', layers, requestId)
         : await this.#consumeAcrossSlots(layers, groups, requestId);
     // Once connected, look at the server's eviction policy; off the request's path.
     if (this.#evictionPolicy === undefined) void this.checkEvictionPolicy();
@@ -64,7 +64,7 @@ export class RedisStore implements PartitionedStore {
     const layers = calls.map((call) => toWireLayer(call, this.prefix));
     if (layers.length === 0) return;
     const groups = this.#groups(layers);
-    await Promise.all(groups.map((group) => this.#refundGroup(pick(layers, group), requestId)));
+    await Promise.all(groups.map((group) => this.#runGroup('refund', pick(layers, group), requestId)));
   }
 
   /**
@@ -96,8 +96,9 @@ export class RedisStore implements PartitionedStore {
     return withDeadline(reply, this.timeout);
   }
 
-  async #consumeGroup(layers: readonly WireLayer[], requestId: string): Promise<LayerOutcome[]> {
-    const reply = await this.#run('consume', layers, requestId);
+  /** One script call for layers on one slot; outcomes with resetAt in this process' clock. */
+  async #runGroup(op: 'consume' | 'refund', layers: readonly WireLayer[], requestId: string): Promise<LayerOutcome[]> {
+    const reply = await this.#run(op, layers, requestId);
     const received = Date.now();
     const { now, outcomes } = parseConsumeReply(reply, layers.length);
     if (this.clock !== 'server') return outcomes;
@@ -106,29 +107,48 @@ export class RedisStore implements PartitionedStore {
     return outcomes.map((outcome) => ({ ...outcome, resetAt: outcome.resetAt + shift }));
   }
 
-  async #refundGroup(layers: readonly WireLayer[], requestId: string): Promise<void> {
-    parseRefundReply(await this.#run('refund', layers, requestId));
-  }
-
   /**
    * Cluster, layers on several slots: one call per slot in parallel. Each call is atomic for its
    * own layers only, so when any group denies or fails, the groups that were charged are refunded.
    */
   async #consumeAcrossSlots(layers: WireLayer[], groups: number[][], requestId: string): Promise<LayerOutcome[]> {
-    const settled = await Promise.allSettled(groups.map((group) => this.#consumeGroup(pick(layers, group), requestId)));
+    const settled = await Promise.allSettled(
+      groups.map((group) => this.#runGroup('consume', pick(layers, group), requestId)),
+    );
     const charged = (result: PromiseSettledResult<LayerOutcome[]>) =>
       result.status === 'fulfilled' && result.value.every((outcome) => outcome.allowed);
-    const allAllowed = settled.every(charged);
-    if (!allAllowed) {
-      const refunds = groups.filter((_, g) => charged(settled[g] as PromiseSettledResult<LayerOutcome[]>));
-      await Promise.allSettled(refunds.map((group) => this.#refundGroup(pick(layers, group), requestId)));
-    }
+    const results = settled.every(charged) ? settled : await this.#refundCharged(layers, groups, settled, requestId);
     const outcomes: LayerOutcome[] = new Array(layers.length);
-    for (const [g, result] of settled.entries()) {
+    for (const [g, result] of results.entries()) {
       if (result.status === 'rejected') throw result.reason;
       for (const [j, index] of (groups[g] as number[]).entries()) outcomes[index] = result.value[j] as LayerOutcome;
     }
     return outcomes;
+  }
+
+  /**
+   * Gives back what the allowing groups were charged; they then report their numbers after the
+   * refund (uncharged), as on a single node. A group whose refund failed keeps its charged numbers.
+   */
+  async #refundCharged(
+    layers: readonly WireLayer[],
+    groups: number[][],
+    settled: PromiseSettledResult<LayerOutcome[]>[],
+    requestId: string,
+  ): Promise<PromiseSettledResult<LayerOutcome[]>[]> {
+    return Promise.all(
+      settled.map(async (result, g) => {
+        if (result.status === 'rejected' || !result.value.every((outcome) => outcome.allowed)) return result;
+        try {
+          return {
+            status: 'fulfilled',
+            value: await this.#runGroup('refund', pick(layers, groups[g] ?? []), requestId),
+          };
+        } catch {
+          return result;
+        }
+      }),
+    );
   }
 }
 
