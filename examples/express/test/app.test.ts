@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '@floodgate/express';
 import { listening, useExampleServer } from '../../../test/helpers/example-server.ts';
 import { createApp } from '../src/app.js';
+import { describeExampleApi } from '../../../test/helpers/example-api.ts';
 
 // A frozen clock: nothing refills during the test, so the counts are exact.
 const clock = () => 1_700_000_000_001;
@@ -9,49 +9,4 @@ const suite = useExampleServer((defer) =>
   listening(createApp({ store: new MemoryStore({ clock }), clock }).listen(0, '127.0.0.1'), defer),
 );
 
-const call = (method: string, path: string, headers: Record<string, string> = {}) =>
-  fetch(`${suite.base}${path}`, { method, headers: { accept: 'application/json', ...headers } });
-
-describe('the Express example', () => {
-  it('allows 5 logins per minute per IP, then answers 429 with headers', async () => {
-    for (let left = 4; left >= 0; left--) {
-      const response = await call('POST', '/login');
-      expect(response.status).toBe(200);
-      expect(response.headers.get('ratelimit-policy')).toBe('"ip";q=5;w=60');
-      expect(response.headers.get('ratelimit')).toMatch(new RegExp(`^"ip";r=${left};t=\\d+$`));
-    }
-    const denied = await call('POST', '/login');
-    expect(denied.status).toBe(429);
-    expect(denied.headers.get('ratelimit')).toMatch(/^"ip";r=0;t=\d+$/);
-    expect(Number(denied.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(denied.headers.get('x-ratelimit-limit')).toBe('5');
-    expect(denied.headers.get('content-type')).toContain('application/problem+json');
-  });
-
-  it('gives a signed-in user 10 requests at once, then 429 from the user layer', async () => {
-    const alice = { authorization: 'Bearer alice' };
-    for (let left = 9; left >= 0; left--) {
-      const response = await call('GET', '/api/items', alice);
-      expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ user: 'alice', remaining: left });
-    }
-    const denied = await call('GET', '/api/items', alice);
-    expect(denied.status).toBe(429);
-    expect(denied.headers.get('ratelimit')).toMatch(/^"user";r=0;t=1, "ip";r=\d+;t=\d+$/);
-    expect(denied.headers.get('ratelimit-policy')).toBe('"user";q=10;w=10, "ip";q=100;w=60');
-    // Another user, and anonymous requests, still pass: only alice's bucket is empty.
-    expect((await call('GET', '/api/items', { authorization: 'Bearer bob' })).status).toBe(200);
-    const anonymous = await call('GET', '/api/items');
-    expect(anonymous.status).toBe(200);
-    // alice's 10, bob's 1 and this one: the denied request was not counted.
-    expect(anonymous.headers.get('ratelimit')).toMatch(/^"ip";r=88;t=\d+$/);
-  });
-
-  it('never limits the health route and sends it no rate-limit headers', async () => {
-    for (let i = 0; i < 110; i++) await call('GET', '/api/items');
-    const health = await call('GET', '/api/health');
-    expect(health.status).toBe(200);
-    expect(health.headers.get('ratelimit')).toBeNull();
-    expect((await call('GET', '/api/items')).status).toBe(429);
-  });
-});
+describeExampleApi('Express', suite);

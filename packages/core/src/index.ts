@@ -8,7 +8,10 @@ export {
   BreakerOpenError,
   KeyFunctionError,
 } from './errors';
-export { parseDuration } from './duration';
+export { parseDuration, windowOption } from './duration';
+// Validation helpers shared with @floodgate/redis and other stores: same checks, same messages.
+export { show } from './errors';
+export { oneOfOption, rejectUnknownKeys, requireObject } from './validate';
 export type { Duration } from './duration';
 export type { Algorithm, AlgorithmKind, Outcome } from './algorithms/types';
 export { fixedWindow } from './algorithms/fixed-window';
@@ -61,6 +64,8 @@ export type { HeaderModes, HeaderOptions, StandardHeaders } from './headers/buil
 export { buildProblem, negotiateProblem } from './problem';
 export type { ProblemDetails, ProblemResponse } from './problem';
 export { parseHttpOptions } from './http/options';
+export { nodeHeader } from './http/node-headers';
+export type { NodeHeaders } from './http/node-headers';
 export type { HttpConfig } from './http/options';
 export { createGate } from './http/gate';
 export type { HttpExchange, Verdict } from './http/gate';

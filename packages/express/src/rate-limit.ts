@@ -1,4 +1,4 @@
-import { createGate, describeTrust, parseHttpOptions } from '@floodgate/core';
+import { createGate, nodeHeader, describeTrust, parseHttpOptions } from '@floodgate/core';
 import type { Decision, HttpLimitOptions, RateLimitInfo, Verdict } from '@floodgate/core';
 import type { NextFunction, Request, Response } from 'express';
 
@@ -36,7 +36,7 @@ export function rateLimit(options: RateLimitOptions) {
       req,
       res,
       ip: req.ip,
-      header: (name) => headerOf(req, name),
+      header: (name) => nodeHeader(req.headers, name),
       trust: describeTrust(req.app.get('trust proxy')),
       trustHint: "app.set('trust proxy')",
       signal: gone.signal,
@@ -62,9 +62,4 @@ export function rateLimit(options: RateLimitOptions) {
     }
     res.status(verdict.status).type(verdict.body.contentType).send(verdict.body.text);
   }
-}
-
-function headerOf(req: Request, name: string): string | undefined {
-  const value = req.headers[name.toLowerCase()];
-  return Array.isArray(value) ? value.join(', ') : value;
 }

@@ -1,4 +1,4 @@
-import { createGate, describeTrust, mergeRouteOptions, parseHttpOptions } from '@floodgate/core';
+import { createGate, nodeHeader, describeTrust, mergeRouteOptions, parseHttpOptions } from '@floodgate/core';
 import fp from 'fastify-plugin';
 import type { Decision, HttpLimitOptions, ProxyTrust, RateLimitInfo } from '@floodgate/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
@@ -33,7 +33,7 @@ function gateHook(options: unknown, where: string, trust: ProxyTrust | undefined
       req: request,
       res: reply,
       ip: request.ip,
-      header: (name) => headerOf(request, name),
+      header: (name) => nodeHeader(request.headers, name),
       trust: trust ?? (request.ips === undefined ? 'none' : 'some'),
       trustHint: 'the Fastify trustProxy option',
       signal: gone.signal,
@@ -89,11 +89,6 @@ function trustSetting(fastify: FastifyInstance): ProxyTrust | undefined {
     if (key !== undefined) return describeTrust((scope as Record<symbol, { trustProxy?: unknown }>)[key]?.trustProxy);
   }
   return undefined;
-}
-
-function headerOf(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name.toLowerCase()];
-  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 /**

@@ -1,5 +1,11 @@
-import { InvalidOptionError, InvalidOptionTypeError, parseDuration } from '@floodgate/core';
-import { show } from './show';
+import {
+  InvalidOptionTypeError,
+  oneOfOption,
+  rejectUnknownKeys,
+  requireObject,
+  show,
+  windowOption,
+} from '@floodgate/core';
 import type { Cluster, Redis } from 'ioredis';
 import type { Duration } from '@floodgate/core';
 
@@ -44,23 +50,16 @@ export interface RedisStoreConfig {
 const KNOWN = ['client', 'prefix', 'clock', 'timeout', 'scripts'];
 
 export function parseRedisStoreOptions(options: RedisStoreOptions): RedisStoreConfig {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new InvalidOptionTypeError(`RedisStore: options must be an object, got ${show(options)}`);
-  }
-  const raw = options as unknown as Record<string, unknown>;
-  for (const key of Object.keys(raw)) {
-    if (!KNOWN.includes(key)) {
-      throw new InvalidOptionTypeError(`RedisStore: unknown option "${key}"; expected one of ${KNOWN.join(', ')}`);
-    }
-  }
+  const raw = requireObject('RedisStore', options);
+  rejectUnknownKeys('RedisStore', raw, KNOWN);
   const client = parseClient(raw.client);
   return {
     client,
     cluster: client.isCluster === true,
     prefix: parsePrefix(raw.prefix),
     clock: parseClock(raw.clock),
-    timeout: parseTimeout(raw.timeout),
-    scripts: parseScripts(raw.scripts),
+    timeout: raw.timeout === undefined ? 1000 : windowOption('RedisStore.timeout', raw.timeout),
+    scripts: raw.scripts === undefined ? 'eval' : oneOfOption('RedisStore.scripts', raw.scripts, ['eval', 'function']),
   };
 }
 
@@ -89,19 +88,4 @@ function parseClock(value: unknown): RedisStoreClock {
   if (value === undefined) return 'server';
   if (value === 'server' || value === 'client' || typeof value === 'function') return value as RedisStoreClock;
   throw new InvalidOptionTypeError(`RedisStore.clock must be 'server', 'client' or a function, got ${show(value)}`);
-}
-
-function parseTimeout(value: unknown): number {
-  if (value === undefined) return 1000;
-  const ms = parseDuration(value as Duration, 'RedisStore.timeout');
-  if (!Number.isSafeInteger(ms) || ms < 1) {
-    throw new InvalidOptionError(`RedisStore.timeout must be a whole number of milliseconds >= 1, got ${show(value)}`);
-  }
-  return ms;
-}
-
-function parseScripts(value: unknown): RedisStoreScripts {
-  if (value === undefined) return 'eval';
-  if (value === 'eval' || value === 'function') return value;
-  throw new InvalidOptionTypeError(`RedisStore.scripts must be 'eval' or 'function', got ${show(value)}`);
 }

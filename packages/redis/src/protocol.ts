@@ -1,6 +1,6 @@
 import { InvalidCostError, InvalidOptionError, InvalidOptionTypeError, StoreError } from '@floodgate/core';
 import { LUA_ALGORITHMS } from './generated/lua';
-import { show } from './show';
+import { show } from '@floodgate/core';
 import type { LayerCall, LayerOutcome } from '@floodgate/core';
 
 /** One layer ready for the wire: full key, then kind, cost and params as the composer reads them. */

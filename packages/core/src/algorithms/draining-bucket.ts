@@ -87,7 +87,8 @@ export function scaleRate(amount: number, periodMs: number): { unitsPerCost: num
   return undefined;
 }
 
-function gcd(a: number, b: number): number {
+/** Greatest common divisor, to keep the integer forms of rates small. */
+export function gcd(a: number, b: number): number {
   return b === 0 ? a : gcd(b, a % b);
 }
 

@@ -1,6 +1,6 @@
 import { windowOption } from '../duration';
 import { integerOption, rejectUnknownKeys, requireObject } from '../validate';
-import { bucketAlgorithm, checkBucketSize } from './draining-bucket';
+import { bucketAlgorithm, checkBucketSize, gcd } from './draining-bucket';
 import type { Duration } from '../duration';
 import type { BucketState } from './draining-bucket';
 import type { Algorithm } from './types';
@@ -12,10 +12,6 @@ export interface GcraOptions {
   period: Duration;
   /** Extra requests admitted at once on top of the first: `burst + 1` in a row (0 is valid). */
   burst: number;
-}
-
-function gcd(a: number, b: number): number {
-  return b === 0 ? a : gcd(b, a % b);
 }
 
 /**
