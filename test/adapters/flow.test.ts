@@ -125,6 +125,28 @@ describe.each(storeNames)('%s store', (storeName) => {
       });
     });
 
+    it('a hop count of 1 is honoured, except by Fastify 5, which ignores it: then the adapter warns', async () => {
+      const f = fixture(storeName);
+      const warnings: FloodgateWarning[] = [];
+      const onWarning = (warning: FloodgateWarning) => warnings.push(warning);
+      const options = { limit: 1, window: '1m', clock: f.clock, store: f.store, prefix: f.prefix, onWarning };
+      const ignoresHopCount = driver.name === 'fastify 5';
+      await withApp(driver, { options, trustProxy: 1 }, async (app) => {
+        expect((await get(app.url, '/', { 'x-forwarded-for': '198.51.100.1' })).status).toBe(200);
+        expect((await get(app.url, '/', { 'x-forwarded-for': '198.51.100.2' })).status).toBe(
+          ignoresHopCount ? 429 : 200,
+        );
+        expect((await get(app.url)).status).toBe(ignoresHopCount ? 429 : 200);
+      });
+      if (ignoresHopCount) {
+        expect(warnings).toEqual([
+          { code: WarningCode.untrustedForwardedFor, message: expect.stringMatching(/Fastify 5 ignores a hop count/) },
+        ]);
+      } else {
+        expect(warnings).toEqual([]);
+      }
+    });
+
     it('IPv6 addresses in one /56 share a bucket', async () => {
       const f = fixture(storeName);
       const options = { limit: 1, window: '1m', clock: f.clock, store: f.store, prefix: f.prefix };

@@ -22,7 +22,25 @@ declare module 'fastify' {
   }
 }
 
-function gateHook(options: unknown, where: string, trust: ProxyTrust | undefined): onRequestAsyncHookHandler {
+/** What the app's `trustProxy` means for the warnings, as read once at registration. */
+interface TrustSetting {
+  trust: ProxyTrust | undefined;
+  /** A hop count, which Fastify 5 ignores (it fails closed) and Fastify 4 honours. */
+  hopCount: boolean;
+}
+
+/**
+ * The trust in effect for one request. A hop count Fastify ignored leaves `request.ips` with the
+ * socket's peer alone although X-Forwarded-For was sent: every client behind the proxy then shares
+ * its address, as with no trust at all, so it is reported as 'none'.
+ */
+function effectiveTrust(setting: TrustSetting, request: FastifyRequest): ProxyTrust {
+  if (setting.trust === undefined) return request.ips === undefined ? 'none' : 'some';
+  if (setting.hopCount && (request.ips?.length ?? 0) <= 1) return 'none';
+  return setting.trust;
+}
+
+function gateHook(options: unknown, where: string, trust: TrustSetting): onRequestAsyncHookHandler {
   const config = parseHttpOptions<FastifyRequest, FastifyReply, FloodgateHandler>(where, options);
   const check = createGate(config);
   return async function floodgateOnRequest(request, reply) {
@@ -34,8 +52,10 @@ function gateHook(options: unknown, where: string, trust: ProxyTrust | undefined
       res: reply,
       ip: request.ip,
       header: (name) => nodeHeader(request.headers, name),
-      trust: trust ?? (request.ips === undefined ? 'none' : 'some'),
-      trustHint: 'the Fastify trustProxy option',
+      trust: effectiveTrust(trust, request),
+      trustHint: trust.hopCount
+        ? 'the Fastify trustProxy option to the proxy addresses (Fastify 5 ignores a hop count)'
+        : 'the Fastify trustProxy option',
       signal: gone.signal,
     });
     reply.raw.off('close', onClose);
@@ -81,14 +101,16 @@ async function plugin(fastify: FastifyInstance, options: FloodgateOptions): Prom
 
 /**
  * Fastify keeps its construction options under a private symbol (the same in v4 and v5); read
- * `trustProxy` from there so `true` can be told apart from a hop count. Undefined if not found.
+ * `trustProxy` from there so `true` can be told apart from a hop count. `trust` is undefined if not found.
  */
-function trustSetting(fastify: FastifyInstance): ProxyTrust | undefined {
+function trustSetting(fastify: FastifyInstance): TrustSetting {
   for (let scope: object | null = fastify; scope !== null; scope = Object.getPrototypeOf(scope)) {
     const key = Object.getOwnPropertySymbols(scope).find((symbol) => symbol.description === 'fastify.options');
-    if (key !== undefined) return describeTrust((scope as Record<symbol, { trustProxy?: unknown }>)[key]?.trustProxy);
+    if (key === undefined) continue;
+    const setting = (scope as Record<symbol, { trustProxy?: unknown }>)[key]?.trustProxy;
+    return { trust: describeTrust(setting), hopCount: typeof setting === 'number' && setting > 0 };
   }
-  return undefined;
+  return { trust: undefined, hopCount: false };
 }
 
 /**

@@ -55,12 +55,12 @@ export function checkTrust(
   if (trust === 'all') {
     warn(
       WarningCode.permissiveTrustProxy,
-      `every proxy hop is trusted (${trustHint} is true), so any client can choose its IP with X-Forwarded-For and escape the limit; trust a hop count or the proxy addresses instead`,
+      `every proxy hop is trusted (${trustHint} is true), so any client can choose its IP with X-Forwarded-For and escape the limit; trust the proxy addresses instead (or a hop count, where the framework honours one)`,
     );
   } else if (trust === 'none' && forwardedFor !== undefined) {
     warn(
       WarningCode.untrustedForwardedFor,
-      `a request carries X-Forwarded-For but no proxy is trusted (${trustHint}), so every client behind the proxy shares the proxy's address; if the app runs behind a proxy, set ${trustHint}`,
+      `a request carries X-Forwarded-For but no proxy is trusted, so every client behind the proxy shares the proxy's address; if the app runs behind a proxy, set ${trustHint}`,
     );
   }
   if (ip === undefined) {
