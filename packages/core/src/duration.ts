@@ -46,3 +46,20 @@ export function windowOption(name: string, value: unknown): number {
   }
   return ms;
 }
+
+/**
+ * The longest delay a timer can wait: setTimeout treats anything above 2^31 - 1 ms (24.8 days)
+ * as 1 ms, so a longer deadline would expire at once.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A duration option that a timer waits for: whole milliseconds from `min` up to MAX_TIMER_MS. */
+export function timerOption(name: string, value: unknown, min = 1): number {
+  const ms = parseDuration(value as Duration, name);
+  if (!Number.isSafeInteger(ms) || ms < min || ms > MAX_TIMER_MS) {
+    throw new InvalidOptionError(
+      `${name} must be a whole number of milliseconds from ${min} to ${MAX_TIMER_MS} (the longest timer), got ${show(value)}`,
+    );
+  }
+  return ms;
+}

@@ -8,7 +8,7 @@ export {
   BreakerOpenError,
   KeyFunctionError,
 } from './errors';
-export { parseDuration, windowOption } from './duration';
+export { MAX_TIMER_MS, parseDuration, timerOption, windowOption } from './duration';
 // Validation helpers shared with @floodgate/redis and other stores: same checks, same messages.
 export { show } from './errors';
 export { oneOfOption, rejectUnknownKeys, requireObject } from './validate';

@@ -4,7 +4,7 @@ import {
   rejectUnknownKeys,
   requireObject,
   show,
-  windowOption,
+  timerOption,
 } from '@floodgate/core';
 import type { Cluster, Redis } from 'ioredis';
 import type { Duration } from '@floodgate/core';
@@ -58,7 +58,7 @@ export function parseRedisStoreOptions(options: RedisStoreOptions): RedisStoreCo
     cluster: client.isCluster === true,
     prefix: parsePrefix(raw.prefix),
     clock: parseClock(raw.clock),
-    timeout: raw.timeout === undefined ? 1000 : windowOption('RedisStore.timeout', raw.timeout),
+    timeout: raw.timeout === undefined ? 1000 : timerOption('RedisStore.timeout', raw.timeout),
     scripts: raw.scripts === undefined ? 'eval' : oneOfOption('RedisStore.scripts', raw.scripts, ['eval', 'function']),
   };
 }

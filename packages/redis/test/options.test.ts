@@ -15,6 +15,7 @@ describe('RedisStore options', () => {
     ['a zero timeout', { timeout: 0 }, /RedisStore.timeout/],
     ['a NaN timeout', { timeout: Number.NaN }, /RedisStore.timeout/],
     ['a fractional timeout', { timeout: 1.5 }, /RedisStore.timeout/],
+    ['a timeout past the longest timer', { timeout: '25d' }, /RedisStore\.timeout .*to 2147483647 .*got "25d"/],
   ])('rejects %s, naming the option', (_, extra, message) => {
     expect(() => new RedisStore({ client: suite.client, ...(extra as object) })).toThrow(message);
   });

@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../duration';
 import { renderDenial, renderHeaders } from './render';
 import { checkTrust } from './warnings';
 import { waitUnlessAborted } from './wait';
@@ -89,9 +90,11 @@ export function createGate<Req, Res, Handler>(config: HttpConfig<Req, Res, Handl
   const settle = async (ex: HttpExchange<Req, Res>, ctx: KeyContext<Req>, cost: number, decision: Decision) => {
     if (!decision.allowed) return deny(ex, decision);
     if (decision.delay > 0) {
-      if (config.maxDelay !== undefined && decision.delay > config.maxDelay) {
+      // Without maxDelay the wait is still capped at what a timer can count: longer would fire at once.
+      const maxDelay = config.maxDelay ?? MAX_TIMER_MS;
+      if (decision.delay > maxDelay) {
         await undo(ctx, cost, decision);
-        return deny(ex, { ...decision, allowed: false, retryAfter: decision.delay - config.maxDelay, delay: 0 });
+        return deny(ex, { ...decision, allowed: false, retryAfter: decision.delay - maxDelay, delay: 0 });
       }
       if (!(await waitUnlessAborted(decision.delay, ex.signal))) {
         await undo(ctx, cost, decision);

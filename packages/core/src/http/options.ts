@@ -1,4 +1,4 @@
-import { parseDuration } from '../duration';
+import { timerOption } from '../duration';
 import { InvalidOptionError, InvalidOptionTypeError, show } from '../errors';
 import { createLimiter } from '../limiter';
 import { LIMITER_KEYS } from '../limiter-options';
@@ -83,7 +83,7 @@ export function parseHttpOptions<Req, Res, Handler>(
     statusCode: raw.statusCode === undefined ? 429 : statusOption(`${where}.statusCode`, raw.statusCode),
     message: parseMessage<Req>(where, raw.message),
     handler: optionalFunction<Handler>(where, raw, 'handler'),
-    maxDelay: raw.maxDelay === undefined ? undefined : parseDuration(raw.maxDelay as number, `${where}.maxDelay`),
+    maxDelay: raw.maxDelay === undefined ? undefined : timerOption(`${where}.maxDelay`, raw.maxDelay, 0),
     ...parseOutcomeOptions<Req, Res>(where, raw),
     failMode:
       raw.failMode === undefined

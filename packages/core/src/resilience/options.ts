@@ -1,4 +1,4 @@
-import { windowOption } from '../duration';
+import { timerOption, windowOption } from '../duration';
 import { InvalidOptionTypeError, show } from '../errors';
 import type { Duration } from '../duration';
 import { functionOption, integerOption, oneOfOption, rejectUnknownKeys, requireObject } from '../validate';
@@ -94,7 +94,7 @@ export function parseResilienceOptions(raw: Record<string, unknown>): Resilience
     if (raw[name] !== undefined) hooks[name] = functionOption(`createLimiter.${name}`, raw[name]);
   }
   return {
-    timeout: raw.timeout === undefined ? 100 : windowOption('createLimiter.timeout', raw.timeout),
+    timeout: raw.timeout === undefined ? 100 : timerOption('createLimiter.timeout', raw.timeout),
     failMode:
       raw.failMode === undefined
         ? 'local'

@@ -4,6 +4,7 @@ import {
   createGate,
   fixedWindow,
   leakyBucket,
+  MAX_TIMER_MS,
   MemoryStore,
   parseHttpOptions,
   WarningCode,
@@ -98,6 +99,34 @@ describe('the request plan', () => {
     expect(timers()).toBe(before);
     const again = await check(exchange());
     expect(again.action === 'next' && again.info?.delay).toBe(1000);
+  });
+
+  it('a shaping wait longer than a timer can count is answered 429 even without maxDelay', async () => {
+    // One unit leaks every 1e6 s; after 3 units the next waits 3e9 ms, past setTimeout's 2^31 - 1 ms,
+    // which Node would turn into 1 ms and so let the request straight through.
+    const store = new MemoryStore({ clock: frozen });
+    const costs = [3, 1];
+    const shaping = leakyBucket({ capacity: 4, leakRate: 0.000001, mode: 'shaping' });
+    const check = gateFor({
+      limits: [{ name: 'shape', key: () => 'k', algorithm: shaping }],
+      store,
+      cost: () => costs.shift(),
+    });
+    expect((await check(exchange())).action).toBe('next');
+    const verdict = await check(exchange());
+    expect(verdict).toMatchObject({ action: 'deny', status: 429, decision: { allowed: false, delay: 0 } });
+    expect(verdict.action === 'deny' && verdict.decision.retryAfter).toBe(3_000_000_000 - MAX_TIMER_MS);
+  });
+
+  it.each([
+    [
+      { maxDelay: '25d' },
+      /test\.maxDelay must be a whole number of milliseconds from 0 to 2147483647 \(the longest timer\), got "25d"/,
+    ],
+    [{ maxDelay: 1.5 }, /test\.maxDelay .*got 1\.5/],
+    [{ maxDelay: -1 }, /test\.maxDelay .*got -1/],
+  ])('rejects %o naming the option and the value', (options, message) => {
+    expect(() => gateFor({ limit: 1, window: '1m', ...options })).toThrow(message);
   });
 
   it('a late outcome refund after the window moved on never drives the count negative', async () => {

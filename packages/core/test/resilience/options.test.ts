@@ -28,6 +28,11 @@ describe('resilience options', () => {
   it.each([
     [{ timeout: 0 }, /createLimiter\.timeout.*got 0/],
     [{ timeout: '1 week' }, /createLimiter\.timeout.*"1 week"/],
+    [
+      { timeout: '30d' },
+      /createLimiter\.timeout must be a whole number of milliseconds from 1 to 2147483647 \(the longest timer\), got "30d"/,
+    ],
+    [{ timeout: 2 ** 31 }, /createLimiter\.timeout .*got 2147483648/],
     [{ failMode: 'fail-open' }, /createLimiter\.failMode must be one of 'local', 'open', 'closed', got "fail-open"/],
     [{ instances: 0 }, /createLimiter\.instances must be an integer >= 1, got 0/],
     [{ instances: 2.5 }, /createLimiter\.instances.*2\.5/],
