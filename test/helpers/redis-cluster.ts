@@ -175,13 +175,25 @@ export class RedisCluster {
 
 /** Starts a 3 + 3 cluster; resolves once every slot is served, every node agrees and every replica is in sync. */
 export async function startCluster(options: { timeoutMs?: number } = {}): Promise<RedisCluster> {
-  const dir = mkdtempSync(join(tmpdir(), 'floodgate-cluster-'));
-  const cluster = new RedisCluster(await clusterPorts(6), dir, options.timeoutMs ?? 20_000);
-  try {
-    await cluster.create();
-    return cluster;
-  } catch (error) {
-    await cluster.stop();
-    throw error;
+  const failures: string[] = [];
+  // Setting up is not what any test checks: one more try on fresh ports when another process on
+  // this machine took a port in between, or the join outlasted the timeout on a busy machine.
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    const dir = mkdtempSync(join(tmpdir(), 'floodgate-cluster-'));
+    const cluster = new RedisCluster(await clusterPorts(6), dir, options.timeoutMs ?? 20_000);
+    try {
+      await cluster.create();
+      return cluster;
+    } catch (error) {
+      await cluster.stop();
+      failures.push(describeFailure(error));
+    }
   }
+  throw new Error(`could not start a test cluster:\n${failures.join('\n')}`);
+}
+
+/** The error with what redis-cli printed, which is where --cluster create explains itself. */
+function describeFailure(error: unknown): string {
+  const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+  return [String(error), stdout?.trim(), stderr?.trim()].filter(Boolean).join('\n');
 }

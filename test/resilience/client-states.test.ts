@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createLimiter, fixedWindow, type Decision } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
-import { adminCommand, ctxFor, freshPrefix, ready, usePerTestParts } from './support.ts';
+import { adminCommand, ctxFor, freshPrefix, ready, usePerTestParts, windowStartClock } from './support.ts';
 import type { Redis } from 'ioredis';
 
 const { redis: server, client, defer } = usePerTestParts();
 
 const limiterOn = (redis: Redis, prefix: string, extra: Record<string, unknown> = {}) =>
   createLimiter({
-    store: new RedisStore({ client: redis }),
+    store: new RedisStore({ client: redis, clock: windowStartClock() }),
     prefix,
     limits: [{ name: 'ip', key: (ctx) => ctx.ip, algorithm: fixedWindow({ limit: 1000, window: 60_000 }) }],
     ...extra,

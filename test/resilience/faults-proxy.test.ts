@@ -3,7 +3,7 @@ import { createLimiter, fixedWindow, type Decision } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { type FaultProxy, startFaultProxy } from '../helpers/fault-proxy.ts';
 import type { RedisServer } from '../helpers/redis-server.ts';
-import { adminCommand, ctxFor, freshPrefix, ready, usePerTestParts } from './support.ts';
+import { adminCommand, ctxFor, freshPrefix, ready, usePerTestParts, windowStartClock } from './support.ts';
 import type { Redis, RedisOptions } from 'ioredis';
 
 const parts = usePerTestParts();
@@ -23,7 +23,7 @@ function recommendedClient(port: number, extra: RedisOptions = {}): Redis {
 
 const limiterOn = (client: Redis, prefix: string, extra: Record<string, unknown> = {}) =>
   createLimiter({
-    store: new RedisStore({ client }),
+    store: new RedisStore({ client, clock: windowStartClock() }),
     prefix,
     limits: [{ name: 'ip', key: (ctx) => ctx.ip, algorithm: fixedWindow({ limit: 1000, window: 60_000 }) }],
     ...extra,

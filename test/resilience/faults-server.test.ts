@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { createLimiter, fixedWindow } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { SCRIPT_SHA1 } from '../../packages/redis/src/generated/lua.ts';
-import { adminCommand, commandCalls, ctxFor, freshPrefix, ready, usePerTestParts } from './support.ts';
+import {
+  adminCommand,
+  commandCalls,
+  ctxFor,
+  freshPrefix,
+  ready,
+  usePerTestParts,
+  windowStartClock,
+} from './support.ts';
 import type { Redis, RedisOptions } from 'ioredis';
 
 const { redis: server, client } = usePerTestParts();
@@ -14,9 +22,10 @@ async function recommendedClient(port: number, extra: RedisOptions = {}): Promis
   return made;
 }
 
-function limiterOn(client: Redis, prefix: string, errors: unknown[] = []) {
+/** Limiters that share a prefix must share `clock` too (see windowStartClock). */
+function limiterOn(client: Redis, prefix: string, errors: unknown[] = [], clock = windowStartClock()) {
   return createLimiter({
-    store: new RedisStore({ client }),
+    store: new RedisStore({ client, clock }),
     prefix,
     onStoreError: ({ error }) => errors.push(error),
     limits: [{ name: 'ip', key: (ctx) => ctx.ip, algorithm: fixedWindow({ limit: 10, window: 60_000 }) }],
@@ -28,7 +37,8 @@ describe('server-side faults (reliability.md A10, A17)', () => {
     const master = await server({ args: ['--repl-diskless-sync-delay', '0'] });
     const replica = await server({ args: ['--replicaof', '127.0.0.1', String(master.port)] });
     const prefix = freshPrefix('promotion');
-    const onMaster = limiterOn(await recommendedClient(master.port), prefix);
+    const clock = windowStartClock();
+    const onMaster = limiterOn(await recommendedClient(master.port), prefix, [], clock);
     expect(await onMaster.consume(ctxFor('a'))).toMatchObject({ degraded: false, remaining: 9 });
     // Returns once the replica has acknowledged the write (or 5 s passed: then 0, and this fails).
     expect(await adminCommand(master.port, 'WAIT', 1, 5000)).toBe(1);
@@ -37,7 +47,7 @@ describe('server-side faults (reliability.md A10, A17)', () => {
     const client = await recommendedClient(replica.port);
     await adminCommand(replica.port, 'REPLICAOF', 'NO', 'ONE');
     const errors: unknown[] = [];
-    const onPromoted = limiterOn(client, prefix, errors);
+    const onPromoted = limiterOn(client, prefix, errors, clock);
     // The counter came over by replication; the script did not (M9): EVALSHA -> NOSCRIPT -> EVAL.
     expect(await onPromoted.consume(ctxFor('a'))).toMatchObject({ degraded: false, allowed: true, remaining: 8 });
     expect(errors).toEqual([]);
@@ -90,7 +100,8 @@ describe('server-side faults (reliability.md A10, A17)', () => {
     const client = await recommendedClient(redis.port);
     const prefix = freshPrefix('lru');
     const errors: unknown[] = [];
-    const limiter = limiterOn(client, prefix, errors);
+    const clock = windowStartClock();
+    const limiter = limiterOn(client, prefix, errors, clock);
     const decisions = [];
     for (let i = 0; i < 11; i++) decisions.push(await limiter.consume(ctxFor('victim')));
     expect(decisions[10]).toMatchObject({ degraded: false, allowed: false, remaining: 0 });
@@ -112,7 +123,7 @@ describe('server-side faults (reliability.md A10, A17)', () => {
     // Redis forgot ten charges. This process remembers the denial until the window ends...
     expect(await limiter.consume(ctxFor('victim'))).toMatchObject({ allowed: false, degraded: false });
     // ...but any other instance (no deny cache for this client yet) is admitted with a fresh count.
-    const otherInstance = limiterOn(client, prefix, errors);
+    const otherInstance = limiterOn(client, prefix, errors, clock);
     expect(await otherInstance.consume(ctxFor('victim'))).toMatchObject({
       degraded: false,
       allowed: true,

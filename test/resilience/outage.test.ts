@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createLimiter, fixedWindow, StoreTimeoutError, type BreakerChange, type Decision } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { freePort } from '../helpers/ports.ts';
-import { commandCalls, ctxFor, freshPrefix, ready, usePerTestParts } from './support.ts';
+import { commandCalls, ctxFor, freshPrefix, ready, usePerTestParts, windowStartClock } from './support.ts';
 
 const parts = usePerTestParts();
 
@@ -29,7 +29,7 @@ describe('limiter over a RedisStore that is out of reach', () => {
     const errors: unknown[] = [];
     const changes: string[] = [];
     const limiter = createLimiter({
-      store: new RedisStore({ client }),
+      store: new RedisStore({ client, clock: windowStartClock() }),
       prefix: freshPrefix('outage'),
       clock: () => now,
       instances: 2,
@@ -175,7 +175,7 @@ describe('local deny cache', () => {
     await ready(client);
     const run = async (denyCache: boolean) => {
       const limiter = createLimiter({
-        store: new RedisStore({ client }),
+        store: new RedisStore({ client, clock: windowStartClock() }),
         prefix: freshPrefix('deny'),
         denyCache,
         limits: rules(3),

@@ -58,6 +58,19 @@ export async function adminCommand(port: number, ...args: (string | number)[]): 
   }
 }
 
+/** 2030-01-01T00:00:00Z, a multiple of every window these suites use (10 s, 1 min, 1 h). */
+const WINDOW_START = Date.UTC(2030, 0, 1);
+
+/**
+ * A RedisStore clock that runs in real time from the start of a window. The server's clock can
+ * cross a minute boundary between two calls of a test (on a busy machine one did, and the count it
+ * checked had started again); this one only does after a whole window of test time.
+ */
+export function windowStartClock(): () => number {
+  const origin = performance.now();
+  return () => WINDOW_START + Math.floor(performance.now() - origin);
+}
+
 let counter = 0;
 
 /** A limiter prefix no other test uses. */
