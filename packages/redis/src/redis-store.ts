@@ -2,6 +2,7 @@ import { StoreError, withDeadline } from '@floodgate/core';
 import { parseRedisStoreOptions } from './options';
 import { nowArgument, parseConsumeReply, scriptArguments, toWireLayer } from './protocol';
 import { evalRunner, functionRunner } from './script-runner';
+import { isScriptError, scriptsMayReadTime, warnServerTimeRefused } from './server-time';
 import { groupBySlot, masterOf } from './slots';
 import { readEvictionPolicy, warnAboutEviction, warnIfOfflineQueue } from './warnings';
 import type { LayerCall, LayerOutcome, PartitionedStore } from '@floodgate/core';
@@ -19,19 +20,25 @@ import type { ScriptRunner } from './script-runner';
  */
 export class RedisStore implements PartitionedStore {
   readonly prefix: string;
-  readonly clock: RedisStoreClock;
   readonly timeout: number;
   readonly scripts: RedisStoreScripts;
   readonly #config: RedisStoreConfig;
   readonly #runner: ScriptRunner;
+  #clock: RedisStoreClock;
   #evictionPolicy: Promise<string | undefined> | undefined;
+  #serverTimeCheck: Promise<boolean> | undefined;
 
   constructor(options: RedisStoreOptions) {
     this.#config = parseRedisStoreOptions(options);
-    ({ prefix: this.prefix, clock: this.clock, timeout: this.timeout, scripts: this.scripts } = this.#config);
+    ({ prefix: this.prefix, clock: this.#clock, timeout: this.timeout, scripts: this.scripts } = this.#config);
     const { client, cluster } = this.#config;
     this.#runner = this.scripts === 'function' ? functionRunner(client, cluster) : evalRunner(client);
     warnIfOfflineQueue(client);
+  }
+
+  /** The clock in use: as configured, or `'client'` once Redis has refused TIME inside scripts. */
+  get clock(): RedisStoreClock {
+    return this.#clock;
   }
 
   async consume(calls: readonly LayerCall[], requestId: string): Promise<LayerOutcome[]> {
@@ -82,18 +89,42 @@ export class RedisStore implements PartitionedStore {
 
   /** The script's clock argument: `''` for Redis TIME, else a checked integer from this process. */
   #now(): string | number {
-    if (this.clock === 'server') return '';
-    return nowArgument(this.clock === 'client' ? Date.now() : this.clock());
+    const clock = this.#clock;
+    if (clock === 'server') return '';
+    return nowArgument(clock === 'client' ? Date.now() : clock());
   }
 
   #run(op: 'consume' | 'refund', layers: readonly WireLayer[], requestId: string): Promise<unknown> {
-    const args = scriptArguments(op, this.#now(), requestId, layers);
     const keys = layers.map((layer) => layer.key);
-    const reply = this.#runner.run(keys, args).catch((error: unknown) => {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new StoreError(`Redis ${op} failed: ${reason}`, { cause: error });
-    });
+    const send = () => this.#runner.run(keys, scriptArguments(op, this.#now(), requestId, layers));
+    const reply = send()
+      .catch(async (error: unknown) => {
+        // A script refused TIME fails before its first write, so sending it again is safe.
+        if (this.#clock === 'server' && isScriptError(error) && !(await this.#serverTimeAllowed())) return send();
+        throw error;
+      })
+      .catch((error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new StoreError(`Redis ${op} failed: ${reason}`, { cause: error });
+      });
     return withDeadline(reply, this.timeout);
+  }
+
+  /**
+   * After a script error under the server clock: asks Redis once whether scripts may call TIME. If
+   * not, switches to this process' clock for good and warns once. An answer that could not be had
+   * (connection lost) is asked again after the next script error.
+   */
+  #serverTimeAllowed(): Promise<boolean> {
+    this.#serverTimeCheck ??= scriptsMayReadTime(this.#config.client).then((allowed) => {
+      if (allowed === undefined) this.#serverTimeCheck = undefined;
+      if (allowed === false) {
+        this.#clock = 'client';
+        warnServerTimeRefused();
+      }
+      return allowed !== false;
+    });
+    return this.#serverTimeCheck;
   }
 
   /** One script call for layers on one slot; outcomes with resetAt in this process' clock. */

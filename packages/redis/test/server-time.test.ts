@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fixedWindow } from '@floodgate/core';
+import { RedisStore } from '@floodgate/redis';
+import { startRedis } from '../../../test/helpers/redis-server.ts';
+import { connectClient, freshPrefix, layerKey } from './connect';
+import type { Redis } from 'ioredis';
+import type { RedisServer } from '../../../test/helpers/redis-server.ts';
+
+// A private server: the test adds ACL users to it.
+let server: RedisServer;
+let admin: Redis;
+const clients: Redis[] = [];
+
+beforeAll(async () => {
+  server = await startRedis();
+  admin = await connectClient(server.url);
+  // Scripts run with their caller's permissions: these users stand for services that refuse TIME
+  // inside scripts, and for a script error that has nothing to do with the clock.
+  await admin.call('ACL', 'SETUSER', 'no-time', 'on', 'nopass', '~*', '&*', '+@all', '-time');
+  await admin.call('ACL', 'SETUSER', 'no-hset', 'on', 'nopass', '~*', '&*', '+@all', '-hset');
+});
+afterAll(async () => {
+  for (const client of [admin, ...clients]) client?.disconnect();
+  await server?.stop();
+});
+
+async function clientAs(username: string): Promise<Redis> {
+  const client = await connectClient(server.url, { username, password: 'unused' });
+  clients.push(client);
+  return client;
+}
+
+/** EVALSHA and EVAL calls the server has run (failed ones included). */
+async function scriptCalls(): Promise<{ evalsha: number; eval: number }> {
+  const stats = await admin.info('commandstats');
+  const calls = (name: string) => Number(new RegExp(`^cmdstat_${name}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0);
+  return { evalsha: calls('evalsha'), eval: calls('eval') };
+}
+
+const call = { key: layerKey('ip', 'a'), algorithm: fixedWindow({ limit: 5, window: '1m' }), cost: 1 };
+
+describe('a Redis whose scripts may not call TIME (catalogue B29)', () => {
+  it("switches to this process' clock at the first refusal, answers that call, and warns once", async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const store = new RedisStore({ client: await clientAs('no-time'), prefix: freshPrefix('no-time') });
+      expect(store.clock).toBe('server');
+      const before = Date.now();
+      const [first] = await store.consume([call], 'r1');
+      const after = Date.now();
+      // A one-minute fixed window on this process' clock: it ends on the next whole minute.
+      expect(first).toMatchObject({ allowed: true, remaining: 4 });
+      expect(first?.resetAt ?? 0).toBeGreaterThan(before);
+      expect(first?.resetAt ?? 0).toBeLessThanOrEqual(after + 60_000);
+      expect((first?.resetAt ?? 1) % 60_000).toBe(0);
+      expect(store.clock).toBe('client');
+      expect((await store.consume([call], 'r2'))[0]).toMatchObject({ allowed: true, remaining: 3 });
+      const otherStore = new RedisStore({ client: await clientAs('no-time'), prefix: freshPrefix('no-time-2') });
+      expect((await otherStore.consume([call], 'r3'))[0]).toMatchObject({ allowed: true, remaining: 4 });
+      const warnings = warn.mock.calls.map(([message]) => String(message)).filter((m) => m.includes('SERVER_TIME'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/^\[FLOODGATE_SERVER_TIME\] .*does not let scripts call TIME/);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('keeps the server clock and reports the error when a script fails for another reason', async () => {
+    const store = new RedisStore({ client: await clientAs('no-hset'), prefix: freshPrefix('no-hset') });
+    await expect(store.consume([call], 'r1')).rejects.toMatchObject({
+      code: 'ERR_FLOODGATE_STORE',
+      message: expect.stringMatching(/^Redis consume failed: .*can't run this command/),
+    });
+    expect(store.clock).toBe('server');
+    // The check ran once: the next error is reported the same way, with one script call and no probe.
+    const before = await scriptCalls();
+    await expect(store.consume([call], 'r2')).rejects.toMatchObject({ code: 'ERR_FLOODGATE_STORE' });
+    expect(await scriptCalls()).toEqual({ evalsha: before.evalsha + 1, eval: before.eval });
+    expect(store.clock).toBe('server');
+  });
+});
