@@ -24,6 +24,21 @@ describe.each([
     expect(denied.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 
+  it('counts a request once when the same instance is mounted on the app and on a router, and warns once', async () => {
+    const warnings: string[] = [];
+    const limiter = rateLimit({ limit: 2, window: '1m', clock: () => T0, onWarning: (w) => warnings.push(w.code) });
+    const app = express();
+    const router = express.Router();
+    app.use(limiter);
+    router.use(limiter);
+    router.get('/x', (req, res) => res.json({ remaining: req.rateLimit?.remaining }));
+    app.use('/r', router);
+    expect((await request(app).get('/r/x')).body).toEqual({ remaining: 1 });
+    expect((await request(app).get('/r/x')).body).toEqual({ remaining: 0 });
+    expect((await request(app).get('/r/x')).status).toBe(429);
+    expect(warnings).toEqual(['WARN_FLOODGATE_DOUBLE_COUNT']);
+  });
+
   it('runs per router and per route; message and handler replace the default body', async () => {
     const app = express();
     const router = express.Router();

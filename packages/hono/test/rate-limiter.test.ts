@@ -19,6 +19,25 @@ function app(options: Parameters<typeof rateLimiter>[0]) {
 }
 
 describe('rateLimiter (app.request)', () => {
+  it('counts a request once when the same instance is mounted on two matching paths, and warns once', async () => {
+    const warnings: FloodgateWarning[] = [];
+    const limiter = rateLimiter({
+      limit: 2,
+      window: '1m',
+      clock: () => T0,
+      getConnInfo: () => ({ remote: { address: '203.0.113.8' } }),
+      onWarning: (warning) => warnings.push(warning),
+    });
+    const hono = new Hono();
+    hono.use(limiter);
+    hono.use('/api/*', limiter);
+    hono.get('/api/x', (c) => c.json({ remaining: c.get('rateLimit')?.remaining ?? null }));
+    expect(await (await hono.request('/api/x')).json()).toEqual({ remaining: 1 });
+    expect(await (await hono.request('/api/x')).json()).toEqual({ remaining: 0 });
+    expect((await hono.request('/api/x')).status).toBe(429);
+    expect(warnings.map((warning) => warning.code)).toEqual([WarningCode.doubleCount]);
+  });
+
   it('limits with the peer from getConnInfo and exposes c.get("rateLimit")', async () => {
     const hono = app({
       limit: 1,

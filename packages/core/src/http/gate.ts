@@ -1,6 +1,6 @@
 import { MAX_TIMER_MS } from '../duration';
 import { renderDenial, renderHeaders } from './render';
-import { checkTrust } from './warnings';
+import { checkTrust, WarningCode } from './warnings';
 import { waitUnlessAborted } from './wait';
 import type { Decision } from '../decision';
 import type { KeyContext } from '../keys/context';
@@ -50,6 +50,9 @@ const PASS: Verdict = { action: 'next', headers: {}, info: undefined, finish: ()
  * It never throws: failures follow `failMode` and go to `onStoreError`.
  */
 export function createGate<Req, Res, Handler>(config: HttpConfig<Req, Res, Handler>) {
+  // Requests this gate has let through, with what it told them: the same middleware mounted twice
+  // (on the app and on a router) must count a request once.
+  const admitted = new WeakMap<object, RateLimitInfo>();
   const report = (error: unknown, operation: 'consume' | 'refund' = 'refund') => {
     try {
       Promise.resolve(config.onStoreError?.({ error, operation })).catch(() => {});
@@ -68,6 +71,7 @@ export function createGate<Req, Res, Handler>(config: HttpConfig<Req, Res, Handl
   const allow = (ex: HttpExchange<Req, Res>, ctx: KeyContext<Req>, cost: number, decision: Decision): Verdict => {
     let finished = false;
     const info: RateLimitInfo = { ...decision, cost, refund: (n = cost) => refund(ctx, n) };
+    if (typeof ex.req === 'object' && ex.req !== null) admitted.set(ex.req, info);
     const finish = (status?: number) => {
       if (finished) return;
       finished = true;
@@ -106,6 +110,14 @@ export function createGate<Req, Res, Handler>(config: HttpConfig<Req, Res, Handl
 
   return async function check(ex: HttpExchange<Req, Res>): Promise<Verdict> {
     try {
+      const earlier = typeof ex.req === 'object' && ex.req !== null ? admitted.get(ex.req) : undefined;
+      if (earlier !== undefined) {
+        config.warn(
+          WarningCode.doubleCount,
+          'the same middleware instance ran twice for one request (mounted on both the app and a router?); it counts the request once and lets the second run through',
+        );
+        return { action: 'next', headers: {}, info: earlier, finish: () => {} };
+      }
       if (config.skip && (await config.skip(ex.req))) return PASS;
       if (config.allowed && (await config.allowed(ex.req, ex.ip))) return PASS;
       checkTrust(config.warn, ex.trust, ex.header('x-forwarded-for'), ex.ip, ex.trustHint);

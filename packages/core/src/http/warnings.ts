@@ -7,6 +7,7 @@ export const WarningCode = {
   permissiveTrustProxy: 'WARN_FLOODGATE_PERMISSIVE_TRUST_PROXY',
   undefinedIp: 'WARN_FLOODGATE_UNDEFINED_IP',
   storeReuse: 'WARN_FLOODGATE_STORE_REUSE',
+  doubleCount: 'WARN_FLOODGATE_DOUBLE_COUNT',
 } as const;
 
 /** Reports each code at most once for the middleware instance that owns it. */
