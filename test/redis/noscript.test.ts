@@ -47,6 +47,17 @@ describe("scripts: 'eval'", () => {
     expect(again[0]?.remaining).toBe(7);
   });
 
+  it('survives SCRIPT FLUSH before a two-layer consume and before a refund (catalogue A8)', async () => {
+    const store = new RedisStore({ client, prefix: freshPrefix('flush-layers') });
+    const user = { key: layerKey('user', 'n'), algorithm: fixedWindow({ limit: 5, window: '1h' }), cost: 1 };
+    await store.consume([call, user], 'a');
+    await client.script('FLUSH');
+    expect(await store.consume([call, user], 'b')).toMatchObject([{ remaining: 8 }, { remaining: 3 }]);
+    await client.script('FLUSH');
+    await store.refund([call, user], 'c');
+    expect(await store.consume([call, user], 'd')).toMatchObject([{ remaining: 8 }, { remaining: 3 }]);
+  });
+
   it('survives a Redis restart between two calls', async () => {
     const store = new RedisStore({ client, prefix: freshPrefix('restart') });
     expect((await store.consume([call], 'a'))[0]?.allowed).toBe(true);
@@ -55,18 +66,25 @@ describe("scripts: 'eval'", () => {
     expect((await store.consume([call], 'b'))[0]).toMatchObject({ allowed: true, remaining: 9 });
   });
 
-  it('retries only on NOSCRIPT: any other error surfaces and EVAL is never sent', async () => {
+  it('retries only on NOSCRIPT: any other error surfaces and the script is never sent again', async () => {
     const prefix = freshPrefix('wrongtype');
     const store = new RedisStore({ client, prefix });
     await store.consume([call], 'load');
     await client.set(prefix + call.key, 'not a hash');
     let failure: unknown;
-    const sent = await commandsSentBy(client, async () => {
+    const first = await commandsSentBy(client, async () => {
       failure = await store.consume([call], 'a').catch((error: unknown) => error);
     });
     expect(failure).toBeInstanceOf(StoreError);
     expect(String(failure)).toMatch(/WRONGTYPE/);
-    expect(names(sent)).toEqual(['evalsha']);
+    // The first script error asks once whether scripts may call TIME (a keyless probe, see
+    // server-time.test.ts); the consume itself is not sent again.
+    expect(first).toEqual([
+      ['EVALSHA', expect.any(String), '1', prefix + call.key, ...first[0]!.slice(4)],
+      ['EVAL', "return redis.call('TIME')", '0'],
+    ]);
+    const second = await commandsSentBy(client, () => store.consume([call], 'b').catch(() => undefined));
+    expect(names(second)).toEqual(['evalsha']);
   });
 });
 
