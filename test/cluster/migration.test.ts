@@ -1,11 +1,4 @@
-import {
-  createLimiter,
-  fixedWindow,
-  type KeyContext,
-  type LayerCall,
-  type LayerOutcome,
-  type PartitionedStore,
-} from '@floodgate/core';
+import { createLimiter, fixedWindow, type KeyContext } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { describe, expect, it } from 'vitest';
 import { useCluster } from '../helpers/cluster-suite.ts';
@@ -15,6 +8,7 @@ import { parseInfo } from '../helpers/redis-cluster-info.ts';
 import { NOW } from './limiter.ts';
 import { SlotMigration } from './migrate-slot.ts';
 import { startLoad } from './tally.ts';
+import { scriptRuns, WitnessedStore } from './witnessed-store.ts';
 
 const suite = useCluster();
 
@@ -25,54 +19,6 @@ const WORKERS = 16;
 const PHASE = 200;
 const TIMEOUT = 100;
 
-/**
- * Forwards to a RedisStore and keeps what Redis finally did with each consume call, including
- * calls the limiter stopped waiting for at its deadline: a timed-out command is not cancelled.
- */
-class WitnessedStore implements PartitionedStore {
-  /** Calls that Redis ran and charged (every layer allowed). */
-  charged = 0;
-  /** How long each charged call took, in ms, when that was longer than the limiter's deadline. */
-  readonly lateCharges: number[] = [];
-  /** The final error of every call Redis never ran. */
-  readonly failures: unknown[] = [];
-  readonly #pending = new Set<Promise<void>>();
-
-  constructor(readonly inner: RedisStore) {}
-
-  consume(calls: readonly LayerCall[], requestId: string): Promise<LayerOutcome[]> {
-    const started = performance.now();
-    const reply = this.inner.consume(calls, requestId);
-    const seen = reply.then(
-      (outcomes) => {
-        if (!outcomes.every((outcome) => outcome.allowed)) return;
-        this.charged += 1;
-        const took = performance.now() - started;
-        if (took > TIMEOUT) this.lateCharges.push(Math.round(took));
-      },
-      (error: unknown) => {
-        this.failures.push(error);
-      },
-    );
-    this.#pending.add(seen);
-    void seen.then(() => this.#pending.delete(seen));
-    return reply;
-  }
-
-  refund(calls: readonly LayerCall[], requestId: string): Promise<void> {
-    return this.inner.refund(calls, requestId);
-  }
-
-  partitionOf(key: string): string {
-    return this.inner.partitionOf(key);
-  }
-
-  /** Resolves once every call made so far has settled in Redis (or failed for good). */
-  async settled(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.all(this.#pending);
-  }
-}
-
 async function info(node: ClusterNode, section: string): Promise<Record<string, string>> {
   return parseInfo(String(await suite.cluster.command(node, 'INFO', section)));
 }
@@ -80,12 +26,6 @@ async function info(node: ClusterNode, section: string): Promise<Record<string, 
 /** A `name=value,...` INFO field as numbers (`calls=3,usec=9` → { calls: 3, usec: 9 }). */
 function fields(value: string | undefined): Record<string, number> {
   return Object.fromEntries((value ?? '').split(',').map((pair) => [pair.split('=')[0], Number(pair.split('=')[1])]));
-}
-
-/** Script runs the node executed (EVALSHA and EVAL; redirected or failing calls are not counted). */
-async function scriptRuns(node: ClusterNode): Promise<number> {
-  const stats = await info(node, 'commandstats');
-  return (fields(stats.cmdstat_evalsha).calls ?? 0) + (fields(stats.cmdstat_eval).calls ?? 0);
 }
 
 /** How often the node answered with this error prefix since its last CONFIG RESETSTAT. */
@@ -146,7 +86,7 @@ function hotLimiter(store: WitnessedStore, prefix: string) {
 async function migrateUnderLoad() {
   const { cluster, client } = suite;
   for (const node of cluster.masters()) await cluster.command(node, 'CONFIG', 'RESETSTAT');
-  const store = new WitnessedStore(new RedisStore({ client, clock: () => NOW, timeout: 10_000 }));
+  const store = new WitnessedStore(new RedisStore({ client, clock: () => NOW, timeout: 10_000 }), TIMEOUT);
   const { consume, keys, storeErrors } = hotLimiter(store, freshPrefix('migration'));
   const slot = Number(await client.cluster('KEYSLOT', keys[0] as string));
   const source = await cluster.masterOf(slot);
@@ -174,11 +114,11 @@ async function migrateUnderLoad() {
   await phase('moved');
   await migration.close();
   await phase('closed');
-  const runsBefore = [await scriptRuns(source), await scriptRuns(target)];
+  const runsBefore = [await scriptRuns(cluster, source), await scriptRuns(cluster, target)];
   const redisBefore = tally.redisAllowed;
   const degradedOnTarget = await phase('on target');
   const redisOnTarget = tally.redisAllowed - redisBefore;
-  const runsAfter = [await scriptRuns(source), await scriptRuns(target)];
+  const runsAfter = [await scriptRuns(cluster, source), await scriptRuns(cluster, target)];
   await stop();
   await store.settled();
 

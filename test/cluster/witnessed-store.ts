@@ -1,0 +1,66 @@
+import type { LayerCall, LayerOutcome, PartitionedStore } from '@floodgate/core';
+import type { RedisStore } from '@floodgate/redis';
+import type { ClusterNode, RedisCluster } from '../helpers/redis-cluster.ts';
+import { parseInfo } from '../helpers/redis-cluster-info.ts';
+
+/**
+ * Forwards to a RedisStore and keeps how each consume call ended, also for calls the limiter gave
+ * up on at its deadline: a timed-out command is not cancelled, and RedisStore goes on with it (its
+ * own timeout, then the refunds of a Cluster's other slot groups).
+ */
+export class WitnessedStore implements PartitionedStore {
+  /** Consume calls made. */
+  calls = 0;
+  /** Calls that Redis ran and charged (every layer allowed). */
+  charged = 0;
+  /** How long each charged call took, in ms, when that was longer than `lateAfterMs`. */
+  readonly lateCharges: number[] = [];
+  /** The final error of every call that failed. */
+  readonly failures: unknown[] = [];
+  readonly #pending = new Set<Promise<void>>();
+
+  constructor(
+    readonly inner: RedisStore,
+    readonly lateAfterMs = Number.POSITIVE_INFINITY,
+  ) {}
+
+  consume(calls: readonly LayerCall[], requestId: string): Promise<LayerOutcome[]> {
+    this.calls += 1;
+    const started = performance.now();
+    const reply = this.inner.consume(calls, requestId);
+    const seen = reply.then(
+      (outcomes) => {
+        if (!outcomes.every((outcome) => outcome.allowed)) return;
+        this.charged += 1;
+        const took = performance.now() - started;
+        if (took > this.lateAfterMs) this.lateCharges.push(Math.round(took));
+      },
+      (error: unknown) => {
+        this.failures.push(error);
+      },
+    );
+    this.#pending.add(seen);
+    void seen.then(() => this.#pending.delete(seen));
+    return reply;
+  }
+
+  refund(calls: readonly LayerCall[], requestId: string): Promise<void> {
+    return this.inner.refund(calls, requestId);
+  }
+
+  partitionOf(key: string): string {
+    return this.inner.partitionOf(key);
+  }
+
+  /** Resolves once every call made so far has settled in RedisStore, refunds included. */
+  async settled(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all(this.#pending);
+  }
+}
+
+/** Script runs the node executed (EVALSHA and EVAL; redirected calls are not counted). */
+export async function scriptRuns(cluster: RedisCluster, node: ClusterNode): Promise<number> {
+  const stats = parseInfo(String(await cluster.command(node, 'INFO', 'commandstats')));
+  const calls = (value: string | undefined) => Number(/calls=(\d+)/.exec(value ?? '')?.[1] ?? 0);
+  return calls(stats.cmdstat_evalsha) + calls(stats.cmdstat_eval);
+}
