@@ -64,6 +64,9 @@ describe('hash tags built from any identity', () => {
         expect(keys).toHaveLength(RULES.length);
         const encoded = await encodeIdentity(identity);
         expect(keys).toEqual(RULES.map((rule) => `fg:${rule}:{${encoded}}`));
+        // Bounded, and raw input reaches a key only when it is short and plain (catalogue B22).
+        expect(encoded === identity || /^~[A-Za-z0-9_-]{43}$/.test(encoded)).toBe(true);
+        expect(encoded).toMatch(/^[A-Za-z0-9._:~-]{1,64}$/);
         expect(new Set(keys.map(hashTagOf))).toEqual(new Set([encoded]));
         // RedisStore prepends its own brace-free prefix; that must not move the slot either.
         const all = [...keys, ...keys.map((key) => `app:${key}`)];
