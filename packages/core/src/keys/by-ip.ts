@@ -28,7 +28,8 @@ export interface IpKeyConfig {
  * Keys a layer by client address, as the framework's trusted-proxy logic resolved it.
  * IPv4-mapped IPv6 (`::ffff:203.0.113.7`) counts as the IPv4 address; other IPv6 addresses become
  * their `/ipv6Subnet` network (`2001:db8:abcd:1200::` for /56) and lose any zone id (`%eth0` names
- * the server's interface, not the client). A string that is not an address is kept as it is.
+ * the server's interface, not the client). A port after an address (`203.0.113.7:5678`,
+ * `[2001:db8::1]:443`) is dropped. A string that is not an address is kept as it is.
  * Without an address the `fallback` key is used (default `'unknown'`), so the request is still
  * limited; `fallback: undefined` makes the layer skip such requests.
  *
@@ -72,10 +73,18 @@ function fallbackOption(name: string, raw: Record<string, unknown>): string | un
   return value;
 }
 
+/**
+ * `203.0.113.7:5678` or `[2001:db8::1]:5678`, as some proxies (Azure's among them) write
+ * X-Forwarded-For. Kept as it is, the port would give every connection of a client its own bucket.
+ */
+const WITH_PORT = /^(?:(\d{1,3}(?:\.\d{1,3}){3})|\[([^\]]+)\]):\d{1,5}$/;
+
 /** The key for one address string; exported for tests of the masking alone. */
-export function ipKey(ip: string, ipv6Subnet: number): string {
+export function ipKey(value: string, ipv6Subnet: number): string {
+  const withPort = WITH_PORT.exec(value);
+  const ip = withPort === null ? value : ((withPort[1] ?? withPort[2]) as string);
   if (ipaddr.IPv4.isValidFourPartDecimal(ip)) return ipaddr.IPv4.parse(ip).toString();
-  if (!ipaddr.IPv6.isValid(ip)) return ip;
+  if (!ipaddr.IPv6.isValid(ip)) return value;
   const address = ipaddr.IPv6.parse(ip);
   if (address.range() === 'ipv4Mapped') return address.toIPv4Address().toString();
   return new ipaddr.IPv6(maskParts(address.parts, ipv6Subnet)).toRFC5952String();

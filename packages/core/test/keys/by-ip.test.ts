@@ -29,6 +29,15 @@ describe('byIp', () => {
     expect(await keyOf('::FFFF:203.0.113.7')).toBe(await keyOf('203.0.113.7'));
   });
 
+  it('drops a port after the address (Azure-style X-Forwarded-For), and keeps anything else as it is', async () => {
+    expect(await keyOf('203.0.113.7:5678')).toBe('203.0.113.7');
+    expect(await keyOf('[2001:db8:abcd:1234::1]:443')).toBe('2001:db8:abcd:1200::');
+    expect(await keyOf('[::ffff:203.0.113.7]:80')).toBe('203.0.113.7');
+    expect(await keyOf('example.test:80')).toBe('example.test:80');
+    expect(await keyOf('[not-an-address]:80')).toBe('[not-an-address]:80');
+    expect(await keyOf('999.1.1.1:80')).toBe('999.1.1.1:80');
+  });
+
   it('does not collapse IPv4 clients into one IPv6 network', async () => {
     expect(await keyOf('::ffff:198.51.100.1')).not.toBe(await keyOf('::ffff:198.51.100.2'));
   });
