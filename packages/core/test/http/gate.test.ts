@@ -64,6 +64,32 @@ describe('the request plan', () => {
     ]);
   });
 
+  it.each([
+    [
+      'throws',
+      () => {
+        throw new Error('no cost');
+      },
+    ],
+    [
+      'rejects',
+      async () => {
+        throw new Error('no cost');
+      },
+    ],
+  ])('a cost() that %s follows failMode and goes to onStoreError, never to the request', async (_how, cost) => {
+    const seen: StoreErrorEvent[] = [];
+    const onStoreError = (event: StoreErrorEvent) => seen.push(event);
+    const open = gateFor({ limit: 1, window: '1m', cost, onStoreError, prefix: 'cost-open' });
+    expect(await open(exchange())).toMatchObject({ action: 'next', headers: {}, info: undefined });
+    const closed = gateFor({ limit: 1, window: '1m', cost, onStoreError, failMode: 'closed', prefix: 'cost-closed' });
+    expect(await closed(exchange())).toMatchObject({ action: 'deny', status: 503, headers: { 'Retry-After': '1' } });
+    expect(seen.map((event) => [String(event.error), event.operation])).toEqual([
+      ['Error: no cost', 'consume'],
+      ['Error: no cost', 'consume'],
+    ]);
+  });
+
   it('finish releases a concurrency slot exactly once', async () => {
     const store = new MemoryStore({ clock: frozen });
     const limits = [{ name: 'slots', key: () => 'k', algorithm: concurrency({ max: 1 }) }];
