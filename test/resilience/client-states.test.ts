@@ -34,6 +34,23 @@ describe('RedisStore client states (reliability.md catalogue A)', () => {
     }
   });
 
+  it('A15: a client whose retryStrategy gives up (status end) gives immediate degraded decisions', async () => {
+    const redisServer = await server();
+    const redis = client(redisServer.port, { retryStrategy: () => null });
+    await ready(redis);
+    const limiter = limiterOn(redis, freshPrefix('gave-up'));
+    expect((await limiter.consume(ctxFor('a'))).degraded).toBe(false);
+    const ended = new Promise((resolve) => redis.once('end', resolve));
+    await redisServer.kill();
+    await ended;
+    expect(redis.status).toBe('end');
+    for (let i = 0; i < 10; i++) {
+      const { decision, ms } = await timed(() => limiter.consume(ctxFor('a')));
+      expect(decision).toMatchObject({ degraded: true, allowed: true });
+      expect(ms).toBeLessThan(50);
+    }
+  });
+
   it('A16: a request in the same tick as start-up is decided (degraded), then Redis decides once ready', async () => {
     const redis = client((await server()).port);
     const limiter = limiterOn(redis, freshPrefix('start'));
