@@ -60,6 +60,17 @@ describe('RedisStore client states (reliability.md catalogue A)', () => {
     expect((await limiter.consume(ctxFor('a'))).degraded).toBe(false);
   });
 
+  it('A16 (lazyConnect): the first request starts the connection and is decided locally; Redis decides once ready', async () => {
+    const redis = client((await server()).port, { lazyConnect: true });
+    const limiter = limiterOn(redis, freshPrefix('lazy'));
+    expect(redis.status).toBe('wait');
+    const { decision, ms } = await timed(() => limiter.consume(ctxFor('a')));
+    expect(decision).toMatchObject({ degraded: true, allowed: true });
+    expect(ms).toBeLessThan(150);
+    await ready(redis);
+    expect(await limiter.consume(ctxFor('a'))).toMatchObject({ degraded: false, remaining: 999 });
+  });
+
   it('A9: Redis restarted between two requests: the next one is answered (never an error), counting starts again', async () => {
     const restarted = await server();
     const redis = client(restarted.port);
