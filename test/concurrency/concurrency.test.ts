@@ -32,9 +32,18 @@ interface Tally {
 }
 
 /** Starts every worker, waits until all are connected, then lets them fire at once. */
-async function race(factory: string, options: object): Promise<Tally[]> {
+async function race(factory: string, options: object, naive = false): Promise<Tally[]> {
   const prefix = freshPrefix(`concurrency-${factory}`);
-  const config = { bundle, url: suite.url, prefix, factory, options, key: 'fg:ip:{shared}', requests: IN_FLIGHT };
+  const config = {
+    bundle,
+    url: suite.url,
+    prefix,
+    factory,
+    options,
+    key: 'fg:ip:{shared}',
+    requests: IN_FLIGHT,
+    naive,
+  };
   const workers = Array.from({ length: PROCESSES }, () => {
     const child = fork(WORKER, [JSON.stringify(config)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     children.add(child);
@@ -76,6 +85,15 @@ describe(`${PROCESSES} processes x ${IN_FLIGHT} requests in flight on one key, o
     expect(total(tallies, 'failed')).toBe(0);
     expect(total(tallies, 'allowed') + total(tallies, 'denied')).toBe(PROCESSES * IN_FLIGHT);
     expect(total(tallies, 'allowed')).toBe(LIMIT);
+  });
+
+  it('the harness can fail: a naive read-then-write counter over-admits in the same race', async () => {
+    const tallies = await race('fixedWindow', { limit: LIMIT, window: '1d' }, true);
+    console.log(
+      `naive read-then-write: admitted ${total(tallies, 'allowed')} of ${PROCESSES * IN_FLIGHT}, limit ${LIMIT}`,
+    );
+    expect(total(tallies, 'failed')).toBe(0);
+    expect(total(tallies, 'allowed')).toBeGreaterThan(LIMIT);
   });
 
   it('slidingWindow stays within its documented bound (fewer than 2 x limit in any window)', async () => {

@@ -1,4 +1,5 @@
-// One app instance: builds a RedisStore (from the bundled source), waits for "go", then sends
+// One app instance: builds a RedisStore (from the bundled source; or, as the negative control, a
+// naive read-then-write store), waits for "go", then sends
 // `requests` consumes on one key all at once and reports how many were admitted.
 import { Redis } from 'ioredis';
 
@@ -6,7 +7,23 @@ const config = JSON.parse(process.argv[2]);
 const floodgate = await import(config.bundle);
 const client = new Redis(config.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true });
 await client.connect();
-const store = new floodgate.RedisStore({ client, prefix: config.prefix, timeout: 10_000 });
+/**
+ * The negative control: a counter read and written back in two commands, as naive limiters do.
+ * Requests that read the same count are all admitted, which the race below must detect.
+ */
+class ReadThenWriteStore {
+  async consume([call]) {
+    const key = config.prefix + call.key;
+    const count = Number((await client.get(key)) ?? 0);
+    if (count >= config.options.limit) return [{ allowed: false }];
+    await client.set(key, count + 1, 'PX', 60_000);
+    return [{ allowed: true }];
+  }
+}
+
+const store = config.naive
+  ? new ReadThenWriteStore()
+  : new floodgate.RedisStore({ client, prefix: config.prefix, timeout: 10_000 });
 const algorithm = floodgate[config.factory](config.options);
 const call = { key: config.key, algorithm, cost: 1 };
 
