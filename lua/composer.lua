@@ -14,7 +14,10 @@
 local op, id = ARGV[1], ARGV[3]
 local now
 if ARGV[2] == '' then
-  local time = redis.call('TIME')
+  -- Some managed services, and ACLs without +time, refuse TIME in scripts: say so in a reply the
+  -- store recognises (nothing is written yet), so it can send its own clock instead.
+  local time = redis.pcall('TIME')
+  if time.err then return redis.error_reply('FLOODGATE_NO_TIME ' .. time.err) end
   now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 else
   now = int_arg(ARGV[2], 'now')

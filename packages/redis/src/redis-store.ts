@@ -2,7 +2,7 @@ import { StoreError, withDeadline } from '@floodgate/core';
 import { parseRedisStoreOptions } from './options';
 import { nowArgument, parseConsumeReply, scriptArguments, toWireLayer } from './protocol';
 import { evalRunner, functionRunner } from './script-runner';
-import { isScriptError, scriptsMayReadTime, warnServerTimeRefused } from './server-time';
+import { refusedTime, warnServerTimeRefused } from './server-time';
 import { groupBySlot, masterOf } from './slots';
 import { readEvictionPolicy, warnAboutEviction, warnIfOfflineQueue } from './warnings';
 import type { LayerCall, LayerOutcome, PartitionedStore } from '@floodgate/core';
@@ -26,7 +26,6 @@ export class RedisStore implements PartitionedStore {
   readonly #runner: ScriptRunner;
   #clock: RedisStoreClock;
   #evictionPolicy: Promise<string | undefined> | undefined;
-  #serverTimeCheck: Promise<boolean> | undefined;
 
   constructor(options: RedisStoreOptions) {
     this.#config = parseRedisStoreOptions(options);
@@ -95,36 +94,25 @@ export class RedisStore implements PartitionedStore {
   }
 
   #run(op: 'consume' | 'refund', layers: readonly WireLayer[], requestId: string): Promise<unknown> {
-    const keys = layers.map((layer) => layer.key);
-    const send = () => this.#runner.run(keys, scriptArguments(op, this.#now(), requestId, layers));
-    const reply = send()
-      .catch(async (error: unknown) => {
-        // A script refused TIME fails before its first write, so sending it again is safe.
-        if (this.#clock === 'server' && isScriptError(error) && !(await this.#serverTimeAllowed())) return send();
-        throw error;
-      })
-      .catch((error: unknown) => {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new StoreError(`Redis ${op} failed: ${reason}`, { cause: error });
-      });
-    return withDeadline(reply, this.timeout);
+    return withDeadline(this.#send(op, layers, requestId), this.timeout);
   }
 
-  /**
-   * After a script error under the server clock: asks Redis once whether scripts may call TIME. If
-   * not, switches to this process' clock for good and warns once. An answer that could not be had
-   * (connection lost) is asked again after the next script error.
-   */
-  #serverTimeAllowed(): Promise<boolean> {
-    this.#serverTimeCheck ??= scriptsMayReadTime(this.#config.client).then((allowed) => {
-      if (allowed === undefined) this.#serverTimeCheck = undefined;
-      if (allowed === false) {
+  async #send(op: 'consume' | 'refund', layers: readonly WireLayer[], requestId: string): Promise<unknown> {
+    const keys = layers.map((layer) => layer.key);
+    try {
+      try {
+        return await this.#runner.run(keys, scriptArguments(op, this.#now(), requestId, layers));
+      } catch (error) {
+        if (!refusedTime(error)) throw error;
+        // The script stopped before writing anything: switch to this process' clock for good.
         this.#clock = 'client';
         warnServerTimeRefused();
+        return await this.#runner.run(keys, scriptArguments(op, this.#now(), requestId, layers));
       }
-      return allowed !== false;
-    });
-    return this.#serverTimeCheck;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new StoreError(`Redis ${op} failed: ${reason}`, { cause: error });
+    }
   }
 
   /** One script call for layers on one slot; outcomes with resetAt in this process' clock. */
@@ -132,7 +120,7 @@ export class RedisStore implements PartitionedStore {
     const reply = await this.#run(op, layers, requestId);
     const received = Date.now();
     const { now, outcomes } = parseConsumeReply(reply, layers.length);
-    if (this.clock !== 'server') return outcomes;
+    if (this.#clock !== 'server') return outcomes;
     // resetAt is in the server's clock; callers (headers, deny cache) read it with this process' clock.
     const shift = received - now;
     return outcomes.map((outcome) => ({ ...outcome, resetAt: outcome.resetAt + shift }));

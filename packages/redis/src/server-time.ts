@@ -1,24 +1,9 @@
-import type { CommandClient } from './options';
-
-const PROBE = "return redis.call('TIME')";
-
-/** An error raised inside a Lua script or function by a command the script called. */
-export function isScriptError(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ReplyError' && /@user_(script|function)\b/.test(error.message);
-}
-
 /**
- * Asks Redis whether a script may call TIME. Some managed services refuse it inside scripts, and
- * an ACL can too (the script then fails before it writes anything). Resolves to false only when
- * the probe script itself was refused, and to undefined when Redis could not be asked.
+ * The composer's reply when Redis refuses TIME inside scripts (some managed services do, and so
+ * does an ACL without +time); see lua/composer.lua.
  */
-export async function scriptsMayReadTime(client: CommandClient): Promise<boolean | undefined> {
-  try {
-    await client.call('EVAL', PROBE, 0);
-    return true;
-  } catch (error) {
-    return isScriptError(error) ? false : undefined;
-  }
+export function refusedTime(error: unknown): boolean {
+  return error instanceof Error && /\bFLOODGATE_NO_TIME\b/.test(error.message);
 }
 
 let warned = false;

@@ -72,7 +72,7 @@ describe('a Redis whose scripts may not call TIME (catalogue B29)', () => {
       message: expect.stringMatching(/^Redis consume failed: .*can't run this command/),
     });
     expect(store.clock).toBe('server');
-    // The check ran once: the next error is reported the same way, with one script call and no probe.
+    // Each failing call is one script call: nothing is sent again for an error that is not the clock's.
     const before = await scriptCalls();
     await expect(store.consume([call], 'r2')).rejects.toMatchObject({ code: 'ERR_FLOODGATE_STORE' });
     expect(await scriptCalls()).toEqual({ evalsha: before.evalsha + 1, eval: before.eval });
