@@ -101,12 +101,13 @@ export function createLimiter<Req = unknown>(options: LimiterOptions<Req>): Limi
       const decision = decide(layers, answer);
       const leases = calls.filter((call) => call.algorithm.kind === 'concurrency' && call.cost > 0);
       if (decision.allowed && leases.length > 0) decision.release = releaseOnce(answer, leases, requestId);
-      events.decision({ decision, ctx: ctx as KeyContext, keys: calls.map((call) => call.key) });
+      if (events.wantsDecisions) events.decision({ decision, ctx: ctx as KeyContext, keys: calls.map((c) => c.key) });
       return decision;
     },
     async refund(ctx, refundOptions = {}) {
-      const layers = await layersOf(ctx);
-      const calls = callsFor(layers, refundOptions.cost ?? 1).filter((call) => call.algorithm.kind !== 'concurrency');
+      // Concurrency slots are given back by release(); a refund leaves them, and their max, alone.
+      const layers = (await layersOf(ctx)).filter(({ rule }) => rule.algorithm.kind !== 'concurrency');
+      const calls = callsFor(layers, refundOptions.cost ?? 1);
       if (calls.length > 0) await store.refund(calls);
     },
   };

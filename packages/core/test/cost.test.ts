@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLimiter, MemoryStore, tokenBucket } from '@floodgate/core';
+import { concurrency, createLimiter, fixedWindow, MemoryStore, tokenBucket } from '@floodgate/core';
 import type { KeyContext } from '@floodgate/core';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -36,5 +36,22 @@ describe('per-call cost (catalogue B20)', () => {
     const limiter = bucketOfTen();
     expect(await limiter.consume(ctx, { cost: 0 })).toMatchObject({ allowed: true, remaining: 10 });
     expect(await limiter.consume(ctx, { cost: 10 })).toMatchObject({ allowed: true, remaining: 0 });
+  });
+
+  it('a refund larger than a concurrency layer’s max still reaches the other layers', async () => {
+    const limiter = createLimiter({
+      store: new MemoryStore({ clock }),
+      clock,
+      limits: [
+        { name: 'ip', key: (c) => c.ip, algorithm: fixedWindow({ limit: 10, window: '1m' }) },
+        { name: 'slots', key: (c) => c.ip, algorithm: concurrency({ max: 2 }) },
+      ],
+    });
+    const first = await limiter.consume(ctx, { cost: 2 });
+    expect(first.results.find((layer) => layer.rule === 'ip')).toMatchObject({ allowed: true, remaining: 8 });
+    await limiter.refund(ctx, { cost: 5 });
+    await first.release?.();
+    const after = await limiter.consume(ctx);
+    expect(after.results.find((layer) => layer.rule === 'ip')).toMatchObject({ remaining: 9 });
   });
 });
