@@ -23,6 +23,11 @@ export interface ProblemResponse {
   body: string;
 }
 
+/** The status of a denied decision: 503 when the limiter could not decide, else `status`. */
+export function deniedStatus(decision: Decision, status = 429): number {
+  return decision.unavailable === true ? 503 : status;
+}
+
 /**
  * The RFC 9457 body for a denied decision: `#quota-exceeded` with the layers that denied in
  * `violated-policies`, or, when the store was out of reach and `failMode: 'closed'` denied
@@ -38,7 +43,7 @@ export function buildProblem(decision: Decision, status = 429): ProblemDetails {
     return {
       type: `${PROBLEM_TYPES}#temporary-reduced-capacity`,
       title: 'Service Unavailable',
-      status: 503,
+      status: deniedStatus(decision),
       detail: `The service cannot accept requests right now; try again in ${wait}.`,
       retryAfter,
     };

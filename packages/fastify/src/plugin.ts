@@ -36,7 +36,9 @@ interface TrustSetting {
  */
 function effectiveTrust(setting: TrustSetting, request: FastifyRequest): ProxyTrust {
   if (setting.trust === undefined) return request.ips === undefined ? 'none' : 'some';
-  if (setting.hopCount && (request.ips?.length ?? 0) <= 1) return 'none';
+  if (setting.hopCount && request.headers['x-forwarded-for'] !== undefined && (request.ips?.length ?? 0) <= 1) {
+    return 'none';
+  }
   return setting.trust;
 }
 

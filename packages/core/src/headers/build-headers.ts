@@ -57,7 +57,11 @@ export function buildHeaders(decision: Decision, options: HeaderOptions = {}): R
   const raw = requireObject('buildHeaders', options);
   rejectUnknownKeys('buildHeaders', raw, ['standardHeaders', 'legacyHeaders', 'now']);
   const modes = parseHeaderModes('buildHeaders', raw);
-  const now = raw.now === undefined ? Date.now() : nowOption(raw.now);
+  return headersFor(decision, modes, raw.now === undefined ? Date.now() : nowOption(raw.now));
+}
+
+/** buildHeaders for modes already checked (the middleware checks its own once, at construction). */
+export function headersFor(decision: Decision, modes: Required<HeaderModes>, now: number): Record<string, string> {
   const headers: Record<string, string> = {};
   const quotas = quotasOf(decision, now);
   const binding = quotas[0];

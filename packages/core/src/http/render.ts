@@ -1,15 +1,11 @@
-import { buildHeaders } from '../headers/build-headers';
-import { negotiateProblem } from '../problem';
+import { headersFor } from '../headers/build-headers';
+import { deniedStatus, negotiateProblem } from '../problem';
 import type { Decision } from '../decision';
 import type { HttpConfig } from './options';
 
 /** The rate-limit headers for a decision, per the middleware's header modes. */
 export function renderHeaders(config: HttpConfig<never, never, unknown>, decision: Decision): Record<string, string> {
-  return buildHeaders(decision, {
-    standardHeaders: config.standardHeaders,
-    legacyHeaders: config.legacyHeaders,
-    now: config.clock(),
-  });
+  return headersFor(decision, config, config.clock());
 }
 
 /**
@@ -24,11 +20,12 @@ export async function renderDenial<Req>(
   decision: Decision,
 ) {
   const headers = renderHeaders(config as HttpConfig<never, never, unknown>, decision);
-  const problem = negotiateProblem(accept, decision, config.statusCode);
-  const status = problem.status;
+  const status = deniedStatus(decision, config.statusCode);
   if (config.handler !== undefined) return { status, headers };
   const custom = config.message === undefined ? undefined : await messageBody(config, req, decision);
-  return { status, headers, body: custom ?? { contentType: problem.contentType, text: problem.body } };
+  if (custom !== undefined) return { status, headers, body: custom };
+  const problem = negotiateProblem(accept, decision, config.statusCode);
+  return { status, headers, body: { contentType: problem.contentType, text: problem.body } };
 }
 
 async function messageBody<Req>(config: HttpConfig<Req, never, unknown>, req: Req, decision: Decision) {
