@@ -31,6 +31,23 @@ function gateFor(options: Record<string, unknown>) {
   return createGate(parseHttpOptions<object, object, never>('test', { clock: frozen, ...options }));
 }
 
+/** A MemoryStore that counts refunds and lets a test wait for the n-th. */
+class RefundCountingStore extends MemoryStore {
+  refunds = 0;
+  readonly #waiting: { count: number; resolve: () => void }[] = [];
+
+  override async refund(...args: Parameters<MemoryStore['refund']>): Promise<void> {
+    await super.refund(...args);
+    this.refunds += 1;
+    for (const waiter of this.#waiting.filter((w) => this.refunds >= w.count)) waiter.resolve();
+  }
+
+  refunded(count: number): Promise<void> {
+    if (this.refunds >= count) return Promise.resolve();
+    return new Promise((resolve) => this.#waiting.push({ count, resolve }));
+  }
+}
+
 describe('the request plan', () => {
   it('counts requests without an IP under byIp’s fallback key and says so once', async () => {
     const warnings: FloodgateWarning[] = [];
@@ -155,10 +172,39 @@ describe('the request plan', () => {
     expect(() => gateFor({ limit: 1, window: '1m', ...options })).toThrow(message);
   });
 
+  it.each([
+    ['skipSuccessfulRequests', { skipSuccessfulRequests: true }, [200, 302], [400, 500, undefined]],
+    ['skipFailedRequests', { skipFailedRequests: true }, [400, 500, undefined], [200, 302]],
+    [
+      'skipSuccessfulRequests with requestWasSuccessful',
+      { skipSuccessfulRequests: true, requestWasSuccessful: (req: { ok?: boolean }) => req.ok === true },
+      ['ok'],
+      [200, 500],
+    ],
+  ] as const)('%s refunds exactly the responses it names, once each', async (_name, option, refunded, kept) => {
+    const store = new RefundCountingStore({ clock: frozen });
+    const limits = [{ name: 'ip', key: () => 'k', algorithm: fixedWindow({ limit: 100, window: '1m' }) }];
+    const check = gateFor({ limits, store, prefix: 'outcome', ...option });
+    // A response that finished with `status` (undefined: the client left first); 'ok' marks the request.
+    const respond = async (status: number | 'ok' | undefined) => {
+      const verdict = await check(exchange({ req: { ok: status === 'ok' } }));
+      if (verdict.action !== 'next') throw new Error(`expected to pass, got ${verdict.action}`);
+      verdict.finish(status === 'ok' ? 200 : status);
+      verdict.finish(status === 'ok' ? 200 : status);
+    };
+    for (const status of kept) await respond(status);
+    for (const status of refunded) await respond(status);
+    await store.refunded(refunded.length);
+    // One more request whose refund is awaited, so a stray refund from `kept` would have landed.
+    expect(store.refunds).toBe(refunded.length);
+    const last = await check(exchange({ req: {} }));
+    expect(last.action === 'next' && last.info?.remaining).toBe(100 - kept.length - 1);
+  });
+
   it('a late outcome refund after the window moved on never drives the count negative', async () => {
     let now = T0;
     const clock = () => now;
-    const store = new MemoryStore({ clock });
+    const store = new RefundCountingStore({ clock });
     const limits = [{ name: 'ip', key: () => 'k', algorithm: fixedWindow({ limit: 1, window: '1m' }) }];
     const check = createGate(
       parseHttpOptions<object, object, never>('t', { limits, store, clock, skipFailedRequests: true }),
@@ -166,7 +212,7 @@ describe('the request plan', () => {
     const first = await check(exchange());
     now = T0 + 60_000;
     if (first.action === 'next') first.finish(500);
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await store.refunded(1);
     expect((await check(exchange())).action).toBe('next');
     expect((await check(exchange())).action).toBe('deny');
   });
