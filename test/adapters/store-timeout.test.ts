@@ -25,6 +25,7 @@ afterAll(async () => {
 
 describe.each(drivers)('$name', (driver) => {
   it('answers within the timeout: 503 when closed, unlimited-but-degraded when local', async () => {
+    // RedisStore's own bound is 1 s: only the limiter's 50 ms deadline answers within the 500 ms checked below.
     const store = new RedisStore({ client });
     const errors: StoreErrorEvent[] = [];
     const base = { limit: 5, window: '1m', store, timeout: 50, onStoreError: (e: StoreErrorEvent) => errors.push(e) };
@@ -36,13 +37,13 @@ describe.each(drivers)('$name', (driver) => {
         try {
           let started = performance.now();
           const refused = await get(closedApp.url);
-          expect(performance.now() - started).toBeLessThan(1000);
+          expect(performance.now() - started).toBeLessThan(500);
           expect(refused.status).toBe(503);
           expect(refused.headers['retry-after']).toMatch(/^\d+$/);
           expect(JSON.parse(refused.body)).toMatchObject({ status: 503 });
           started = performance.now();
           const local = await get(localApp.url);
-          expect(performance.now() - started).toBeLessThan(1000);
+          expect(performance.now() - started).toBeLessThan(500);
           expect(local.status).toBe(200);
           expect(local.headers['ratelimit-policy']).toBe('"ip";q=5;w=60');
         } finally {
