@@ -1,30 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { createLimiter, fixedWindow, type Decision } from '@floodgate/core';
-import { RedisStore } from '@floodgate/redis';
-import { adminCommand, ctxFor, freshPrefix, ready, usePerTestParts, windowStartClock } from './support.ts';
-import type { Redis } from 'ioredis';
+import type { Decision } from '@floodgate/core';
+import {
+  adminCommand,
+  chargedInRedis,
+  ctxFor,
+  freshPrefix,
+  ipLimiter,
+  ready,
+  timed,
+  usePerTestParts,
+} from './support.ts';
 
 const { redis: server, client, defer } = usePerTestParts();
-
-const limiterOn = (redis: Redis, prefix: string, extra: Record<string, unknown> = {}) =>
-  createLimiter({
-    store: new RedisStore({ client: redis, clock: windowStartClock() }),
-    prefix,
-    limits: [{ name: 'ip', key: (ctx) => ctx.ip, algorithm: fixedWindow({ limit: 1000, window: 60_000 }) }],
-    ...extra,
-  });
-
-const timed = async (run: () => Promise<Decision>) => {
-  const started = performance.now();
-  const decision = await run();
-  return { decision, ms: performance.now() - started };
-};
 
 describe('RedisStore client states (reliability.md catalogue A)', () => {
   it('A15: a client closed for good (quit) gives immediate degraded decisions', async () => {
     const redis = client((await server()).port);
     await ready(redis);
-    const limiter = limiterOn(redis, freshPrefix('quit'));
+    const limiter = ipLimiter(redis, freshPrefix('quit'));
     expect((await limiter.consume(ctxFor('a'))).degraded).toBe(false);
     await redis.quit();
     for (let i = 0; i < 10; i++) {
@@ -38,7 +31,7 @@ describe('RedisStore client states (reliability.md catalogue A)', () => {
     const redisServer = await server();
     const redis = client(redisServer.port, { retryStrategy: () => null });
     await ready(redis);
-    const limiter = limiterOn(redis, freshPrefix('gave-up'));
+    const limiter = ipLimiter(redis, freshPrefix('gave-up'));
     expect((await limiter.consume(ctxFor('a'))).degraded).toBe(false);
     const ended = new Promise((resolve) => redis.once('end', resolve));
     await redisServer.kill();
@@ -53,7 +46,7 @@ describe('RedisStore client states (reliability.md catalogue A)', () => {
 
   it('A16: a request in the same tick as start-up is decided (degraded), then Redis decides once ready', async () => {
     const redis = client((await server()).port);
-    const limiter = limiterOn(redis, freshPrefix('start'));
+    const limiter = ipLimiter(redis, freshPrefix('start'));
     const first = await limiter.consume(ctxFor('a'));
     expect(first.degraded).toBe(true);
     await ready(redis);
@@ -62,7 +55,7 @@ describe('RedisStore client states (reliability.md catalogue A)', () => {
 
   it('A16 (lazyConnect): the first request starts the connection and is decided locally; Redis decides once ready', async () => {
     const redis = client((await server()).port, { lazyConnect: true });
-    const limiter = limiterOn(redis, freshPrefix('lazy'));
+    const limiter = ipLimiter(redis, freshPrefix('lazy'));
     expect(redis.status).toBe('wait');
     const { decision, ms } = await timed(() => limiter.consume(ctxFor('a')));
     expect(decision).toMatchObject({ degraded: true, allowed: true });
@@ -75,7 +68,7 @@ describe('RedisStore client states (reliability.md catalogue A)', () => {
     const restarted = await server();
     const redis = client(restarted.port);
     await ready(redis);
-    const limiter = limiterOn(redis, freshPrefix('restart'));
+    const limiter = ipLimiter(redis, freshPrefix('restart'));
     expect((await limiter.consume(ctxFor('a'))).remaining).toBe(999);
     await restarted.kill();
     await restarted.start();
@@ -92,7 +85,7 @@ describe('RedisStore client states (reliability.md catalogue A)', () => {
     await ready(redis);
     const changes: string[] = [];
     const errors: unknown[] = [];
-    const limiter = limiterOn(redis, freshPrefix('readonly'), {
+    const limiter = ipLimiter(redis, freshPrefix('readonly'), {
       onBreakerChange: ({ to }: { to: string }) => changes.push(to),
       onStoreError: ({ error }: { error: unknown }) => errors.push(error),
     });
@@ -112,7 +105,7 @@ describe('RedisStore client states (reliability.md catalogue A)', () => {
   it('A18: a 300 ms stall of the app with 50 calls in flight: one decision each, from Redis', async () => {
     const redis = client((await server()).port);
     await ready(redis);
-    const limiter = limiterOn(redis, freshPrefix('stall'));
+    const limiter = ipLimiter(redis, freshPrefix('stall'));
     await limiter.consume(ctxFor('warm-up'));
     const pending = Array.from({ length: 50 }, (_, i) => limiter.consume(ctxFor(`10.0.0.${i}`)));
     const until = performance.now() + 300;
@@ -129,7 +122,7 @@ describe('RedisStore client states (reliability.md catalogue A)', () => {
     const redis = client(frozen.port, { commandTimeout: 10_000 });
     await ready(redis);
     const prefix = freshPrefix('frozen-ghost');
-    const limiter = limiterOn(redis, prefix, { breaker: { failureThreshold: 5, cooldown: 60_000 } });
+    const limiter = ipLimiter(redis, prefix, { breaker: { failureThreshold: 5, cooldown: 60_000 } });
     await limiter.consume(ctxFor('warm-up'));
     frozen.signal('SIGSTOP');
     const decisions: Decision[] = [];
@@ -138,7 +131,7 @@ describe('RedisStore client states (reliability.md catalogue A)', () => {
     expect(decisions.every((d) => d.degraded)).toBe(true);
     // The five calls that timed out were already on the wire: Redis runs them when it resumes.
     await redis.ping();
-    const charged = Number(await adminCommand(frozen.port, 'HGET', `${prefix}:ip:{ghost}`, 'count'));
+    const charged = await chargedInRedis(frozen.port, prefix, 'ghost');
     const type = await adminCommand(frozen.port, 'TYPE', `${prefix}:ip:{ghost}`);
     expect({ type, charged }).toEqual({ type: 'hash', charged: 5 });
   });

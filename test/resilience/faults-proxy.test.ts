@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createLimiter, fixedWindow, type Decision } from '@floodgate/core';
-import { RedisStore } from '@floodgate/redis';
+import type { Decision } from '@floodgate/core';
 import { type FaultProxy, startFaultProxy } from '../helpers/fault-proxy.ts';
 import type { RedisServer } from '../helpers/redis-server.ts';
-import { adminCommand, ctxFor, freshPrefix, ready, usePerTestParts, windowStartClock } from './support.ts';
-import type { Redis, RedisOptions } from 'ioredis';
+import { chargedInRedis, ctxFor, freshPrefix, ipLimiter, ready, timed, usePerTestParts } from './support.ts';
 
 const parts = usePerTestParts();
 
@@ -16,38 +14,13 @@ async function proxied(): Promise<{ server: RedisServer; proxy: FaultProxy }> {
   return { server, proxy };
 }
 
-/** packages/redis/README.md's recommended settings (tunedClient adds a 50 ms reconnect delay). */
-function recommendedClient(port: number, extra: RedisOptions = {}): Redis {
-  return parts.client(port, { commandTimeout: 100, enableAutoPipelining: true, ...extra });
-}
-
-const limiterOn = (client: Redis, prefix: string, extra: Record<string, unknown> = {}) =>
-  createLimiter({
-    store: new RedisStore({ client, clock: windowStartClock() }),
-    prefix,
-    limits: [{ name: 'ip', key: (ctx) => ctx.ip, algorithm: fixedWindow({ limit: 1000, window: 60_000 }) }],
-    ...extra,
-  });
-
-async function timed(run: () => Promise<Decision>): Promise<{ decision: Decision; ms: number }> {
-  const started = performance.now();
-  const decision = await run();
-  return { decision, ms: performance.now() - started };
-}
-
-/** The count Redis holds for `ip` under `prefix` (fixedWindow hash), read past the proxy. */
-async function chargedInRedis(port: number, prefix: string, ip: string): Promise<number> {
-  return Number(await adminCommand(port, 'HGET', `${prefix}:ip:{${ip}}`, 'count'));
-}
-
 describe('faults injected by a TCP proxy (reliability.md A6, A12)', () => {
   it('A6: a reply lost after Redis ran the script is decided at once (degraded) and charged once', async () => {
     const { server, proxy } = await proxied();
-    const client = recommendedClient(proxy.port);
-    await ready(client);
+    const client = await parts.recommendedClient(proxy.port);
     const errors: unknown[] = [];
     const prefix = freshPrefix('lost-reply');
-    const limiter = limiterOn(client, prefix, { onStoreError: ({ error }: { error: unknown }) => errors.push(error) });
+    const limiter = ipLimiter(client, prefix, { onStoreError: ({ error }: { error: unknown }) => errors.push(error) });
     // Loads the script first, so the reply dropped below is the EVALSHA's, not a NOSCRIPT.
     expect((await limiter.consume(ctxFor('warm-up'))).degraded).toBe(false);
 
@@ -72,10 +45,9 @@ describe('faults injected by a TCP proxy (reliability.md A6, A12)', () => {
 
   it('A6 (resending client): with one retry per request the lost reply is charged twice, never more, and still bounded', async () => {
     const { server, proxy } = await proxied();
-    const client = recommendedClient(proxy.port, { maxRetriesPerRequest: 1 });
-    await ready(client);
+    const client = await parts.recommendedClient(proxy.port, { maxRetriesPerRequest: 1 });
     const prefix = freshPrefix('lost-reply-resent');
-    const limiter = limiterOn(client, prefix);
+    const limiter = ipLimiter(client, prefix);
     await limiter.consume(ctxFor('warm-up'));
 
     const dropped = proxy.dropReplyOnce();
@@ -96,12 +68,11 @@ describe('faults injected by a TCP proxy (reliability.md A6, A12)', () => {
 
   it('A12: slow but alive: 30 ms each way stays on Redis; 150 ms opens the breaker within the bound; back to 0 closes it after the cooldown', async () => {
     const { proxy } = await proxied();
-    const client = recommendedClient(proxy.port);
-    await ready(client);
+    const client = await parts.recommendedClient(proxy.port);
     let now = 2_000_000;
     const changes: string[] = [];
     const errors: unknown[] = [];
-    const limiter = limiterOn(client, freshPrefix('slow'), {
+    const limiter = ipLimiter(client, freshPrefix('slow'), {
       clock: () => now,
       timeout: 100,
       breaker: { failureThreshold: 5, failureWindow: 10_000, cooldown: 500 },
@@ -140,9 +111,8 @@ describe('faults injected by a TCP proxy (reliability.md A6, A12)', () => {
 
   it('blackhole: a proxy that never answers is bounded like a frozen server; close() leaves no socket open', async () => {
     const { proxy } = await proxied();
-    const client = recommendedClient(proxy.port, { commandTimeout: 5000 });
-    await ready(client);
-    const limiter = limiterOn(client, freshPrefix('blackhole'));
+    const client = await parts.recommendedClient(proxy.port, { commandTimeout: 5000 });
+    const limiter = ipLimiter(client, freshPrefix('blackhole'));
     await limiter.consume(ctxFor('warm-up'));
     proxy.blackhole();
     const { decision, ms } = await timed(() => limiter.consume(ctxFor('192.0.2.80')));

@@ -1,35 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { createLimiter, fixedWindow } from '@floodgate/core';
-import { RedisStore } from '@floodgate/redis';
 import { SCRIPT_SHA1 } from '../../packages/redis/src/generated/lua.ts';
 import {
   adminCommand,
+  chargedInRedis,
   commandCalls,
   ctxFor,
   freshPrefix,
-  ready,
+  ipLimiter,
   usePerTestParts,
   windowStartClock,
 } from './support.ts';
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Redis } from 'ioredis';
 
-const { redis: server, client } = usePerTestParts();
+const { redis: server, recommendedClient } = usePerTestParts();
 
-/** packages/redis/README.md's recommended settings, ready to take commands. */
-async function recommendedClient(port: number, extra: RedisOptions = {}): Promise<Redis> {
-  const made = client(port, { commandTimeout: 100, enableAutoPipelining: true, ...extra });
-  await ready(made);
-  return made;
-}
-
-/** Limiters that share a prefix must share `clock` too (see windowStartClock). */
+/** A limiter of 10 per minute that reports its store errors into `errors`. */
 function limiterOn(client: Redis, prefix: string, errors: unknown[] = [], clock = windowStartClock()) {
-  return createLimiter({
-    store: new RedisStore({ client, clock }),
-    prefix,
-    onStoreError: ({ error }) => errors.push(error),
-    limits: [{ name: 'ip', key: (ctx) => ctx.ip, algorithm: fixedWindow({ limit: 10, window: 60_000 }) }],
-  });
+  return ipLimiter(client, prefix, { limit: 10, storeClock: clock, onStoreError: ({ error }) => errors.push(error) });
 }
 
 describe('server-side faults (reliability.md A10, A17)', () => {
@@ -87,7 +74,7 @@ describe('server-side faults (reliability.md A10, A17)', () => {
     expect(decision).toMatchObject({ degraded: true, allowed: true });
     expect(errors.map(String)).toEqual([expect.stringMatching(/OOM command not allowed/)]);
     // The script's first write was refused, so it stopped before changing anything.
-    expect(await adminCommand(redis.port, 'HGET', `${prefix}:ip:{victim}`, 'count')).toBe('1');
+    expect(await chargedInRedis(redis.port, prefix, 'victim')).toBe(1);
 
     // Room again: the same limiter goes back to Redis, which still holds the one charge.
     await adminCommand(redis.port, 'CONFIG', 'SET', 'maxmemory', '64mb');

@@ -1,3 +1,5 @@
+import { createLimiter, type Decision, fixedWindow, type LimiterOptions } from '@floodgate/core';
+import { RedisStore } from '@floodgate/redis';
 import { Redis, type RedisOptions } from 'ioredis';
 import { afterEach } from 'vitest';
 import { type RedisServer, type StartRedisOptions, startRedis } from '../helpers/redis-server.ts';
@@ -88,6 +90,8 @@ export interface PerTestParts {
   redis(options?: StartRedisOptions): Promise<RedisServer>;
   /** A tunedClient on `port` (not awaited: see `ready`). */
   client(port: number, extra?: RedisOptions): Redis;
+  /** packages/redis/README.md's recommended settings (a 100 ms commandTimeout, autopipelining), ready. */
+  recommendedClient(port: number, extra?: RedisOptions): Promise<Redis>;
   /** Runs `step` after the test, before the teardown of everything started earlier. */
   defer(step: () => unknown): void;
 }
@@ -112,6 +116,46 @@ export function usePerTestParts(): PerTestParts {
       defer(() => client.disconnect());
       return client;
     },
+    async recommendedClient(port, extra) {
+      const client = tunedClient(port, { commandTimeout: 100, enableAutoPipelining: true, ...extra });
+      defer(() => client.disconnect());
+      await ready(client);
+      return client;
+    },
     defer,
   };
+}
+
+/**
+ * A limiter of one `ip` layer (fixedWindow, `limit` per minute) on a RedisStore over `client` whose
+ * clock is `storeClock`; other options go to createLimiter (its own `clock` drives the breaker and
+ * the fallback). Limiters that share a prefix must share `storeClock` too (see windowStartClock).
+ */
+export function ipLimiter(
+  client: Redis,
+  prefix: string,
+  {
+    limit = 1000,
+    storeClock = windowStartClock(),
+    ...options
+  }: { limit?: number; storeClock?: () => number } & Partial<LimiterOptions> = {},
+) {
+  return createLimiter({
+    store: new RedisStore({ client, clock: storeClock }),
+    prefix,
+    limits: [{ name: 'ip', key: (ctx) => ctx.ip, algorithm: fixedWindow({ limit, window: 60_000 }) }],
+    ...options,
+  });
+}
+
+/** The count Redis at `port` holds for `ip` under `prefix` (an ipLimiter's fixedWindow hash). */
+export async function chargedInRedis(port: number, prefix: string, ip: string): Promise<number> {
+  return Number(await adminCommand(port, 'HGET', `${prefix}:ip:{${ip}}`, 'count'));
+}
+
+/** A decision and how long it took, in ms. */
+export async function timed(run: () => Promise<Decision>): Promise<{ decision: Decision; ms: number }> {
+  const started = performance.now();
+  const decision = await run();
+  return { decision, ms: performance.now() - started };
 }
