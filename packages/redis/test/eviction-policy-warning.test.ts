@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { fixedWindow } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { startRedis, type RedisServer } from '../../../test/helpers/redis-server.ts';
-import { connectClient } from './connect';
+import { connectClient } from '../../../test/redis/fixtures/client.ts';
 import type { Redis } from 'ioredis';
 
 const servers: RedisServer[] = [];

@@ -1,34 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Redis } from 'ioredis';
 import { RedisStore } from '@floodgate/redis';
-import { redisForSuite } from '../../../test/helpers/redis-server.ts';
-import { connectClient } from './connect';
+import { useRedis } from '../../../test/redis/fixtures/suite.ts';
 
-let server: { url: string; stop(): Promise<void> };
+const suite = useRedis();
 const clients: Redis[] = [];
 
-beforeAll(async () => {
-  server = await redisForSuite();
-});
-afterAll(async () => {
+afterAll(() => {
   for (const client of clients) client.disconnect();
-  await server?.stop();
 });
 
 describe('offline queue warning', () => {
-  it('stays silent for a client without an offline queue, and warns once for clients with one', async () => {
+  it('stays silent for a client without an offline queue, and warns once for clients with one', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     try {
-      const tuned = await connectClient(server.url);
-      clients.push(tuned);
-      new RedisStore({ client: tuned });
+      new RedisStore({ client: suite.client });
       expect(warn).not.toHaveBeenCalled();
 
-      const queued = new Redis(server.url, { lazyConnect: true });
+      const queued = new Redis(suite.url, { lazyConnect: true });
       clients.push(queued);
       new RedisStore({ client: queued });
       new RedisStore({ client: queued });
-      new RedisStore({ client: new Redis(server.url, { lazyConnect: true }) });
+      new RedisStore({ client: new Redis(suite.url, { lazyConnect: true }) });
       expect(warn).toHaveBeenCalledTimes(1);
       expect(String(warn.mock.calls[0]?.[0])).toContain('FLOODGATE_OFFLINE_QUEUE');
     } finally {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RedisStore } from '@floodgate/redis';
-import { useRedis } from './suite';
+import { useRedis } from '../../../test/redis/fixtures/suite.ts';
 import type { Redis } from 'ioredis';
 
 const suite = useRedis();

@@ -3,8 +3,8 @@ import { fixedWindow, StoreError } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { SCRIPT_SHA1, SCRIPT_SOURCE } from '../src/generated/lua';
 import { parseConsumeReply } from '../src/protocol';
-import { freshPrefix, layerKey } from './connect';
-import { useRedis } from './suite';
+import { freshPrefix, layerKey } from '../../../test/redis/fixtures/client.ts';
+import { useRedis } from '../../../test/redis/fixtures/suite.ts';
 
 const suite = useRedis();
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedWindow, StoreTimeoutError } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { startRedis } from '../../../test/helpers/redis-server.ts';
-import { connectClient, freshPrefix, layerKey } from './connect';
+import { connectClient, freshPrefix, layerKey } from '../../../test/redis/fixtures/client.ts';
 import type { Redis } from 'ioredis';
 import type { RedisServer } from '../../../test/helpers/redis-server.ts';
 
