@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { useCluster } from '../helpers/cluster-suite.ts';
 import type { ClusterNode } from '../helpers/redis-cluster.ts';
 import { freshPrefix } from '../helpers/redis-cluster-client.ts';
-import { parseInfo } from '../helpers/redis-cluster-info.ts';
 import { NOW } from './limiter.ts';
 import { SlotMigration } from './migrate-slot.ts';
 import { startLoad } from './tally.ts';
-import { scriptRuns, WitnessedStore } from './witnessed-store.ts';
+import { errorCount, scriptRuns } from './node-stats.ts';
+import { WitnessedStore } from './witnessed-store.ts';
 
 const suite = useCluster();
 
@@ -18,20 +18,6 @@ const WORKERS = 16;
 // Decisions to wait for in each phase of the migration.
 const PHASE = 200;
 const TIMEOUT = 100;
-
-async function info(node: ClusterNode, section: string): Promise<Record<string, string>> {
-  return parseInfo(String(await suite.cluster.command(node, 'INFO', section)));
-}
-
-/** A `name=value,...` INFO field as numbers (`calls=3,usec=9` → { calls: 3, usec: 9 }). */
-function fields(value: string | undefined): Record<string, number> {
-  return Object.fromEntries((value ?? '').split(',').map((pair) => [pair.split('=')[0], Number(pair.split('=')[1])]));
-}
-
-/** How often the node answered with this error prefix since its last CONFIG RESETSTAT. */
-async function errorCount(node: ClusterNode, prefix: 'ASK' | 'TRYAGAIN' | 'MOVED' | 'NOSCRIPT'): Promise<number> {
-  return fields((await info(node, 'errorstats'))[`errorstat_${prefix}`]).count ?? 0;
-}
 
 /** How many errors of each kind, by message with numbers masked (slots, ports, timeouts). */
 function byMessage(errors: readonly unknown[]): Record<string, number> {
@@ -45,11 +31,12 @@ function byMessage(errors: readonly unknown[]): Record<string, number> {
 
 /** What the nodes said during the run: errors by prefix (since CONFIG RESETSTAT). */
 async function redirections(source: ClusterNode, target: ClusterNode, other: ClusterNode) {
+  const count = (node: ClusterNode, prefix: string) => errorCount(suite.cluster, node, prefix);
   return {
-    tryAgain: (await errorCount(source, 'TRYAGAIN')) + (await errorCount(target, 'TRYAGAIN')),
-    ask: await errorCount(source, 'ASK'),
-    moved: [await errorCount(source, 'MOVED'), await errorCount(target, 'MOVED'), await errorCount(other, 'MOVED')],
-    noScriptOnTarget: await errorCount(target, 'NOSCRIPT'),
+    tryAgain: (await count(source, 'TRYAGAIN')) + (await count(target, 'TRYAGAIN')),
+    ask: await count(source, 'ASK'),
+    moved: [await count(source, 'MOVED'), await count(target, 'MOVED'), await count(other, 'MOVED')],
+    noScriptOnTarget: await count(target, 'NOSCRIPT'),
   };
 }
 

@@ -5,7 +5,8 @@ import { useCluster } from '../helpers/cluster-suite.ts';
 import type { ClusterNode } from '../helpers/redis-cluster.ts';
 import { freshPrefix } from '../helpers/redis-cluster-client.ts';
 import { NOW } from './limiter.ts';
-import { scriptRuns, WitnessedStore } from './witnessed-store.ts';
+import { keysOn, scriptRuns } from './node-stats.ts';
+import { WitnessedStore } from './witnessed-store.ts';
 
 const suite = useCluster();
 
@@ -79,17 +80,13 @@ async function drained(master: ClusterNode): Promise<void> {
   await connection.ping();
 }
 
-/** Every key under `prefix` on every master (by SCAN, never KEYS), with its PTTL. */
+/** Every key under `prefix` on every master, with its PTTL. */
 async function ttlsUnder(prefix: string): Promise<Map<string, number>> {
   const ttls = new Map<string, number>();
   for (const master of suite.cluster.masters()) {
-    let cursor = '0';
-    do {
-      const reply = await suite.cluster.command(master, 'SCAN', cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      const [next, keys] = reply as [string, string[]];
-      for (const key of keys) ttls.set(key, Number(await suite.cluster.command(master, 'PTTL', key)));
-      cursor = next;
-    } while (cursor !== '0');
+    for (const key of await keysOn(suite.cluster, master, prefix)) {
+      ttls.set(key, Number(await suite.cluster.command(master, 'PTTL', key)));
+    }
   }
   return ttls;
 }

@@ -1,40 +1,23 @@
 import { createLimiter, fixedWindow, type KeyContext } from '@floodgate/core';
 import { describe, expect, it } from 'vitest';
-import type { ClusterNode } from '../helpers/redis-cluster.ts';
 import { useCluster } from '../helpers/cluster-suite.ts';
 import { freshPrefix } from '../helpers/redis-cluster-client.ts';
 import { strictClusterOptions } from './limiter.ts';
+import { commandCalls, errorCount, keysOn } from './node-stats.ts';
 
 const IDENTITIES = 1000;
 const LIMIT = 3;
 
 const suite = useCluster();
 
-/** Every key of one master that starts with `prefix`, by SCAN (never KEYS on a shared server). */
-async function keysOn(master: ClusterNode, prefix: string): Promise<string[]> {
-  const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const reply = await suite.cluster.command(master, 'SCAN', cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-    const [next, batch] = reply as [string, string[]];
-    keys.push(...batch);
-    cursor = next;
-  } while (cursor !== '0');
-  return keys;
-}
-
 /** MOVED and ASK replies each master has sent, and the CLUSTER SLOTS calls it has served, since CONFIG RESETSTAT. */
 async function routingStats(): Promise<{ redirections: number; slotRefreshes: number }[]> {
-  const count = (info: string, pattern: string) => Number(new RegExp(pattern, 'm').exec(info)?.[1] ?? 0);
+  const { cluster } = suite;
   return Promise.all(
-    suite.cluster.masters().map(async (master) => {
-      const errors = String(await suite.cluster.command(master, 'INFO', 'errorstats'));
-      const commands = String(await suite.cluster.command(master, 'INFO', 'commandstats'));
-      return {
-        redirections: count(errors, '^errorstat_MOVED:count=(\\d+)') + count(errors, '^errorstat_ASK:count=(\\d+)'),
-        slotRefreshes: count(commands, '^cmdstat_cluster\\|slots:calls=(\\d+)'),
-      };
-    }),
+    cluster.masters().map(async (master) => ({
+      redirections: (await errorCount(cluster, master, 'MOVED')) + (await errorCount(cluster, master, 'ASK')),
+      slotRefreshes: await commandCalls(cluster, master, 'cluster|slots'),
+    })),
   );
 }
 
@@ -76,7 +59,7 @@ describe('1,000 identities over three masters', () => {
 
     const masters = suite.cluster.masters();
     expect(masters).toHaveLength(3);
-    const perMaster = await Promise.all(masters.map((master) => keysOn(master, prefix)));
+    const perMaster = await Promise.all(masters.map((master) => keysOn(suite.cluster, master, prefix)));
     const counts = perMaster.map((keys) => keys.length);
     // Every identity is one key on exactly one master; 16384 slots split in thirds put about 333
     // on each (a binomial standard deviation of 15: below 250 would mean the keys are not spread).

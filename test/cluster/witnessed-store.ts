@@ -1,7 +1,5 @@
 import type { LayerCall, LayerOutcome, PartitionedStore } from '@floodgate/core';
 import type { RedisStore } from '@floodgate/redis';
-import type { ClusterNode, RedisCluster } from '../helpers/redis-cluster.ts';
-import { parseInfo } from '../helpers/redis-cluster-info.ts';
 
 /**
  * Forwards to a RedisStore and keeps how each consume call ended, also for calls the limiter gave
@@ -56,11 +54,4 @@ export class WitnessedStore implements PartitionedStore {
   async settled(): Promise<void> {
     while (this.#pending.size > 0) await Promise.all(this.#pending);
   }
-}
-
-/** Script runs the node executed (EVALSHA and EVAL; redirected calls are not counted). */
-export async function scriptRuns(cluster: RedisCluster, node: ClusterNode): Promise<number> {
-  const stats = parseInfo(String(await cluster.command(node, 'INFO', 'commandstats')));
-  const calls = (value: string | undefined) => Number(/calls=(\d+)/.exec(value ?? '')?.[1] ?? 0);
-  return calls(stats.cmdstat_evalsha) + calls(stats.cmdstat_eval);
 }
