@@ -1,4 +1,8 @@
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { type Defer, useExampleServer } from './example-server.ts';
+import { type RedisServer, startRedis } from './redis-server.ts';
+import { clearOfWindowEdge } from './window-edge.ts';
 
 /**
  * The behaviour every framework example (examples/express, fastify, hono) promises, run against
@@ -49,6 +53,55 @@ export function describeExampleApi(framework: string, suite: { readonly base: st
       expect(health.status).toBe(200);
       expect(health.headers.get('ratelimit')).toBeNull();
       expect((await call('GET', '/api/items')).status).toBe(429);
+    });
+  });
+}
+
+/** What an example's createStore resolves to: a store and the way to close its connection. */
+export interface OpenedStore {
+  readonly store: unknown;
+  close(): Promise<void>;
+}
+
+/** One framework example, as describeExampleRedis starts it on Redis. */
+export interface RedisExample<Opened extends OpenedStore> {
+  /** The example's own createStore from src/store.js: the code under test, given the private server's URL. */
+  createStore(redisUrl: string): Promise<Opened>;
+  /** Starts the example's app on `store`, hands its teardown to `defer`, and returns its base URL. */
+  listen(store: Opened['store'], defer: Defer): Promise<string>;
+  /** KEYS pattern of the /login limiter's per-IP counters (default `login:ip:*`). */
+  loginKeys?: string;
+}
+
+/**
+ * The promise every framework example makes with a RedisStore: its src/store.js connects to the
+ * server it is given and /login counts there. Each run has a private redis-server, so the
+ * example's fixed prefixes start from nothing.
+ */
+export function describeExampleRedis<Opened extends OpenedStore>(
+  framework: string,
+  example: RedisExample<Opened>,
+): void {
+  describe(`the ${framework} example on Redis`, () => {
+    let redis: RedisServer;
+    const suite = useExampleServer(async (defer) => {
+      redis = await startRedis();
+      defer(() => redis.stop());
+      const { store, close } = await example.createStore(redis.url);
+      defer(close);
+      return example.listen(store, defer);
+    }, 20_000);
+
+    it('counts in Redis when given a REDIS_URL: 5 logins, then 429', async () => {
+      // Redis decides on its own clock: keep the six requests inside one minute of it.
+      await clearOfWindowEdge(60_000);
+      const statuses = [];
+      for (let i = 0; i < 6; i++) statuses.push((await fetch(`${suite.base}/login`, { method: 'POST' })).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+      const client = new Redis(redis.url);
+      const keys = await client.keys(example.loginKeys ?? 'login:ip:*');
+      await client.quit();
+      expect(keys).toHaveLength(1);
     });
   });
 }

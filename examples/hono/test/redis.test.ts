@@ -1,30 +1,13 @@
 import { serve } from '@hono/node-server';
-import { expect, it } from 'vitest';
-import { listening, useExampleServer } from '../../../test/helpers/example-server.ts';
-import { startRedis, type RedisServer } from '../../../test/helpers/redis-server.ts';
-import { clearOfWindowEdge } from '../../../test/helpers/window-edge.ts';
+import { describeExampleRedis } from '../../../test/helpers/example-api.ts';
+import { listening } from '../../../test/helpers/example-server.ts';
 import { createApp } from '../src/app.js';
 import { createStore } from '../src/store.js';
 
-// A private redis-server per run, so the example's fixed prefixes start from nothing.
-let redis: RedisServer;
-const suite = useExampleServer(async (defer) => {
-  redis = await startRedis();
-  defer(() => redis.stop());
-  const { store, close } = await createStore(redis.url);
-  defer(close);
-  const app = createApp({ store });
-  return listening(serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }), defer);
-}, 20_000);
-
-it('counts in Redis when given a REDIS_URL: 5 logins, then 429', async () => {
-  // Redis decides on its own clock: keep the six requests inside one minute of it.
-  await clearOfWindowEdge(60_000);
-  const statuses = [];
-  for (let i = 0; i < 6; i++) statuses.push((await fetch(`${suite.base}/login`, { method: 'POST' })).status);
-  expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
-  const client = new (await import('ioredis')).Redis(redis.url);
-  const keys = await client.keys('login:ip:*');
-  await client.quit();
-  expect(keys).toHaveLength(1);
+describeExampleRedis('Hono', {
+  createStore,
+  listen: (store, defer) => {
+    const app = createApp({ store });
+    return listening(serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }), defer);
+  },
 });
