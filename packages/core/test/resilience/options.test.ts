@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLimiter, fixedWindow } from '@floodgate/core';
+import { createLimiter, fixedWindow, type Store } from '@floodgate/core';
 
 const limits = [{ name: 'ip', key: () => 'x', algorithm: fixedWindow({ limit: 1, window: 1000 }) }];
 const attempt = (extra: Record<string, unknown>) => () => createLimiter({ limits, ...extra } as never);
@@ -51,5 +51,42 @@ describe('resilience options', () => {
     } catch (error) {
       expect(error).toMatchObject({ code: 'ERR_FLOODGATE_INVALID_OPTION' });
     }
+  });
+
+  it('by default opens after 5 failures within 10 s, stays open 30 s, then lets one probe through', async () => {
+    let now = 1_000_000;
+    let calls = 0;
+    const down: Store = {
+      consume: async () => {
+        calls += 1;
+        throw new Error('down');
+      },
+      refund: async () => {},
+    };
+    const changes: string[] = [];
+    const limiter = createLimiter({
+      limits,
+      store: down,
+      clock: () => now,
+      denyCache: false,
+      onStoreError: () => {},
+      onBreakerChange: ({ to }) => changes.push(to),
+    });
+    const ctx = { ip: '203.0.113.7', header: () => undefined, req: {} };
+    // Four failures, then a pause longer than the failure window: the count starts again.
+    for (let i = 0; i < 4; i++) await limiter.consume(ctx);
+    now += 10_001;
+    for (let i = 0; i < 4; i++) await limiter.consume(ctx);
+    expect(changes).toEqual([]);
+    await limiter.consume(ctx);
+    expect(changes).toEqual(['open']);
+    expect(calls).toBe(9);
+    now += 29_999;
+    expect(await limiter.consume(ctx)).toMatchObject({ degraded: true });
+    expect(calls).toBe(9);
+    now += 1;
+    await limiter.consume(ctx);
+    expect(calls).toBe(10);
+    expect(changes).toEqual(['open', 'half-open', 'open']);
   });
 });
