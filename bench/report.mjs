@@ -60,11 +60,11 @@ ${lines.map((cells) => `| ${cells.join(' | ')} |`).join('\n')}`;
 }
 
 function redisSection(redis) {
-  if (redis.skipped) return `## RedisStore\n\nNot measured: ${redis.skipped}\n`;
+  if (redis.skipped) return `### RedisStore\n\nNot measured: ${redis.skipped}\n`;
   const all = redis.rows.flatMap((row) => Object.values(row.totals));
   const denied = all.reduce((sum, t) => sum + t.decided - t.allowed, 0);
   const errors = redis.rows.reduce((sum, { totals: t }) => sum + t.off.errors + t.on.errors + t.on2.errors, 0);
-  return `## RedisStore next to MemoryStore
+  return `### RedisStore next to MemoryStore
 
 One process keeps ${WORKLOAD.inflight} \`consume\` calls in flight over ${int(WORKLOAD.keys)} identities; an identity's keys are
 renamed after ${WORKLOAD.perIdentity} requests, so no limit is reached and every decision charges. RedisStore talks to a private
@@ -92,10 +92,10 @@ the decisions per second but counted as consumes in the per-consume columns. Den
 `;
 }
 
-/** The whole of RESULTS.md. */
+/** `pnpm bench`'s section of RESULTS.md. */
 export function renderResults({ memoryRows, redis, redisServer, ioredis }) {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  return `# Benchmark results
+  return `## Stores in process: \`pnpm bench\`
 
 Command: \`pnpm bench\` (turbo build of packages/*, then \`node bench/run.mjs\`). Date: ${new Date().toISOString()}.
 Node ${process.version}; redis-server ${redisServer ?? 'not found'}; ioredis ${ioredis};
@@ -105,7 +105,7 @@ How to read it: every number below was measured in this one run, on a machine th
 (the client and redis-server share its cores), so compare the ratio columns, which set two figures from the same
 run side by side, and treat the absolute decisions per second as this machine's, this minute's.
 
-## MemoryStore
+### MemoryStore
 
 \`consumeNow\` in a tight loop, on one hot key and on ${int(MEMORY.keys)} keys visited round-robin (most decisions
 there create the key). Median of ${MEMORY.rounds} rounds, each ${int(MEMORY.maxOps)} decisions or ${MEMORY.roundMs} ms,
