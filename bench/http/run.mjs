@@ -1,0 +1,242 @@
+// pnpm bench:http: every contender (Floodgate's adapters, the peers, the bare frameworks) in its own
+// process under the same wrk load, per scenario, with the bare framework before and after each group;
+// then the exactness check across two instances. Writes its section of bench/RESULTS.md, or, when
+// BENCH_ONLY or BENCH_SCENARIOS narrow the run (or a run fails), bench/http/last-partial.md.
+//
+// Environment: BENCH_DURATION=<seconds> (default 5), BENCH_ONLY=<substring of contender names>,
+// BENCH_SCENARIOS=allowed,hot,denied (a comma-separated subset).
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, totalmem } from 'node:os';
+import { Redis } from 'ioredis';
+import { redisServerVersion, startRedisServer } from '../redis-server.mjs';
+import { HTTP_SECTION, writeSection } from '../results-file.mjs';
+import { CONTENDERS, DENIED_KEY, EXACTNESS, GROUPS, LOAD, SCENARIOS } from './config.mjs';
+import { exactness } from './exactness.mjs';
+import { measure, wrk } from './measure.mjs';
+import { startServer, versionLine } from './processes.mjs';
+import { relate, renderMarkdown, renderText } from './report.mjs';
+
+const started = Date.now();
+const loadAtStart = loadavg()[0];
+const only = process.env.BENCH_ONLY?.trim() || undefined;
+const scenarioFilter = process.env.BENCH_SCENARIOS?.trim() || undefined;
+const scenarios = scenarioFilter ? scenarioFilter.split(',').map((s) => s.trim()) : Object.keys(SCENARIOS);
+for (const scenario of scenarios) {
+  if (!(scenario in SCENARIOS))
+    fail(`BENCH_SCENARIOS: unknown scenario '${scenario}' (known: ${Object.keys(SCENARIOS)})`);
+}
+
+// The groups to run: a group runs when one of its contenders matches BENCH_ONLY; its bare runs always.
+const groups = GROUPS.map((group) => ({
+  ...group,
+  contenders: group.contenders.filter((name) => only === undefined || name.includes(only)),
+})).filter((group) => group.contenders.length > 0);
+if (groups.length === 0)
+  fail(`BENCH_ONLY='${only}' matches no contender (known: ${[...CONTENDERS.keys()].join(', ')})`);
+const selected = groups.flatMap((group) => group.contenders);
+const exactnessNames = selected.filter(
+  (name) => CONTENDERS.get(name).kind === 'floodgate' && CONTENDERS.get(name).redis,
+);
+const needsRedis = selected.some((name) => CONTENDERS.get(name).redis);
+
+const wrkVersion = versionLine('wrk', ['-v']);
+if (wrkVersion === undefined) fail('wrk is not on the PATH: install it (Debian: apt-get install wrk)');
+const redisVersion = redisServerVersion();
+if (needsRedis && redisVersion === undefined) {
+  fail('redis-server is not on the PATH: install it (Debian: apt-get install redis-server)');
+}
+
+function fail(message) {
+  console.error(`bench:http: ${message}`);
+  process.exit(1);
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits out a window boundary (epoch-aligned, as Floodgate's) that would fall within the next `spanMs`. */
+async function clearOfBoundary(windowMs, spanMs) {
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < spanMs) {
+    console.log(`  waiting ${Math.ceil(left / 1000)} s for the next ${windowMs / 60_000}-minute window`);
+    await sleep(left + 200);
+  }
+}
+
+/** Exhausts DENIED_KEY (limit 1): requests until one is answered 429. */
+async function exhaust(port, name) {
+  const seen = [];
+  for (let i = 0; i < 5; i++) {
+    const response = await fetch(`http://127.0.0.1:${port}/`, { headers: { 'x-api-key': DENIED_KEY } });
+    await response.arrayBuffer();
+    seen.push(response.status);
+    if (response.status === 429) return;
+  }
+  throw new Error(`${name}: could not exhaust the denied key (statuses ${seen.join(', ')})`);
+}
+
+/** What each response must be: bare frameworks never deny. */
+function checkStatuses(name, expect, result) {
+  const wanted = expect === 'denied' ? (status) => status === 429 : (status) => status >= 200 && status < 300;
+  const wrong = Object.entries(result.statuses).filter(([status]) => !wanted(Number(status)));
+  const counted = Object.values(result.statuses).reduce((sum, n) => sum + n, 0);
+  if (wrong.length > 0 || counted !== result.requests || result.requests === 0) {
+    const got = JSON.stringify(result.statuses);
+    throw new Error(
+      `${name}: expected every response ${expect === 'denied' ? '429' : '2xx'}, got ${got} of ${result.requests}`,
+    );
+  }
+}
+
+let redis;
+const runs = [];
+const exactnessRows = [];
+const failures = [];
+
+async function runOne(run) {
+  const contender = CONTENDERS.get(run.name);
+  const scenario = SCENARIOS[run.scenario];
+  const expect = contender.kind === 'bare' ? 'allowed' : scenario.expect;
+  if (redis) await redis.admin.flushall();
+  if (expect === 'denied')
+    await clearOfBoundary(scenario.windowMs, (LOAD.seconds + LOAD.warmupSeconds) * 1000 + 20_000);
+  const env = { BENCH_LIMIT: String(scenario.limit), BENCH_WINDOW_MS: String(scenario.windowMs) };
+  if (redis) env.BENCH_REDIS_PORT = String(redis.port);
+  const server = await startServer(run.name, env);
+  try {
+    if (expect === 'denied') await exhaust(server.port, run.name);
+    checkStatuses(`${run.name} warm-up`, expect, await wrk(server.port, scenario.keys, LOAD.warmupSeconds));
+    const result = await measure(server, scenario.keys, contender.redis ? redis : undefined);
+    checkStatuses(run.name, expect, result);
+    if (result.socketErrors > 0) console.warn(`  ${run.name}: ${result.socketErrors} socket errors (wrk)`);
+    return result;
+  } finally {
+    await server.stop();
+  }
+}
+
+try {
+  if (needsRedis) {
+    const server = await startRedisServer();
+    const admin = new Redis({ host: '127.0.0.1', port: server.port, commandTimeout: 10_000, lazyConnect: true });
+    await admin.connect();
+    redis = { ...server, admin };
+  }
+  const plan = [];
+  for (const scenario of scenarios) {
+    for (const group of groups) {
+      const bracket = `${scenario}:${group.framework}`;
+      plan.push({ scenario, bracket, name: group.bare, role: 'before' });
+      for (const name of group.contenders) plan.push({ scenario, bracket, name, role: 'contender' });
+      plan.push({ scenario, bracket, name: group.bare, role: 'after' });
+    }
+  }
+  console.log(
+    `bench:http: ${plan.length} runs of ${LOAD.warmupSeconds} + ${LOAD.seconds} s (${scenarios.join(', ')}), then exactness for ${exactnessNames.length}`,
+  );
+  for (const [i, run] of plan.entries()) {
+    const tag = `[${String(i + 1).padStart(String(plan.length).length)}/${plan.length}] ${run.scenario.padEnd(7)} ${run.role === 'contender' ? run.name : `${run.name} (${run.role})`}`;
+    try {
+      run.result = await runOne(run);
+      const r = run.result;
+      const redisPart = r.redisUs === undefined ? '' : `, redis ${r.redisUs.toFixed(1)} µs/req`;
+      console.log(
+        `${tag.padEnd(62)} ${Math.round(r.rps).toString().padStart(6)} req/s, node ${r.nodeUs.toFixed(1)} µs/req${redisPart}`,
+      );
+    } catch (error) {
+      run.failure = error.message.split('\n')[0];
+      failures.push(`${run.scenario} ${run.name}: ${error.message}`);
+      console.error(`${tag} FAILED: ${error.message}`);
+    }
+    runs.push(run);
+  }
+  for (const name of exactnessNames) {
+    try {
+      await clearOfBoundary(EXACTNESS.windowMs, 30_000);
+      const row = await exactness(name, redis);
+      exactnessRows.push(row);
+      console.log(
+        `exactness ${name}: admitted ${row.total}, over-admitted ${row.over}, statuses ${JSON.stringify(row.statuses)}`,
+      );
+      if (!row.ok)
+        failures.push(`exactness ${name}: over-admitted ${row.over}, statuses ${JSON.stringify(row.statuses)}`);
+    } catch (error) {
+      exactnessRows.push({ name, failure: error.message.split('\n')[0] });
+      failures.push(`exactness ${name}: ${error.message}`);
+      console.error(`exactness ${name} FAILED: ${error.message}`);
+    }
+  }
+} finally {
+  if (redis) {
+    await redis.admin.quit().catch(() => {});
+    await redis.stop();
+  }
+}
+
+relate(runs);
+
+function packageVersion(name) {
+  const file = new URL(`../node_modules/${name}/package.json`, import.meta.url);
+  return JSON.parse(readFileSync(file, 'utf8')).version;
+}
+
+function gitState() {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'packages', 'lua'], { encoding: 'utf8' }).trim();
+    return dirty === '' ? commit : `${commit} + uncommitted changes in packages/ or lua/`;
+  } catch {
+    return 'unknown commit';
+  }
+}
+
+const seconds = Math.round((Date.now() - started) / 1000);
+const peers = [
+  'express-rate-limit',
+  'rate-limit-redis',
+  'rate-limiter-flexible',
+  '@fastify/rate-limit',
+  'hono-rate-limiter',
+  'ioredis',
+  'express',
+  'fastify',
+  'hono',
+  '@hono/node-server',
+];
+const filters = [
+  only && `BENCH_ONLY=${only}`,
+  scenarioFilter && `BENCH_SCENARIOS=${scenarioFilter}`,
+  process.env.BENCH_DURATION && `BENCH_DURATION=${process.env.BENCH_DURATION}`,
+].filter(Boolean);
+const meta = {
+  command: `${filters.join(' ')}${filters.length ? ' ' : ''}pnpm bench:http`,
+  date: new Date(started).toISOString(),
+  elapsed: `${Math.floor(seconds / 60)} min ${seconds % 60} s`,
+  versions: [
+    `Node ${process.version}`,
+    `redis-server ${redisVersion ?? 'not used'}`,
+    wrkVersion.split(' ').slice(0, 2).join(' '),
+    ...peers.map((name) => `${name} ${packageVersion(name)}`),
+    `@floodgate/* ${packageVersion('@floodgate/core')} at ${gitState()}`,
+  ].join('; '),
+  machine: `${cpus().length} cores × ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Linux ${release()}, load average ${loadAtStart.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end`,
+  cores: cpus().length,
+};
+
+console.log(`\n${renderText(runs, scenarios, exactnessRows)}\n`);
+const markdown = renderMarkdown({ runs, scenarios, exactnessRows, meta, failures });
+const partial = only !== undefined || scenarioFilter !== undefined || failures.length > 0;
+if (partial) {
+  const file = new URL('./last-partial.md', import.meta.url);
+  writeFileSync(file, `<!-- written by a partial or failed run of pnpm bench:http; not committed -->\n\n${markdown}`);
+  console.log(
+    `bench:http: ${failures.length > 0 ? 'failed' : 'partial'} run written to bench/http/last-partial.md (RESULTS.md untouched) in ${meta.elapsed}`,
+  );
+} else {
+  writeSection(HTTP_SECTION, markdown);
+  console.log(`bench:http: bench/RESULTS.md written (its HTTP section) in ${meta.elapsed}`);
+}
+if (failures.length > 0) {
+  console.error(`\nbench:http: ${failures.length} failure(s):\n${failures.map((f) => `- ${f}`).join('\n')}`);
+  process.exit(1);
+}
