@@ -1,3 +1,5 @@
+import { sha256 } from '@noble/hashes/sha2';
+
 const SAFE = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /**
@@ -7,13 +9,13 @@ const SAFE = /^[A-Za-z0-9._:-]{1,64}$/;
  * in a raw identity, so a raw value cannot impersonate a hashed one, and the result never contains
  * `{` or `}` and is never empty: user input cannot choose a Cluster slot.
  */
-export async function encodeIdentity(value: string): Promise<string> {
-  return SAFE.test(value) ? value : `~${await sha256Base64Url(value)}`;
+export function encodeIdentity(value: string): string {
+  return SAFE.test(value) ? value : `~${sha256Base64Url(value)}`;
 }
 
 /** Always hashes: for secrets (API keys, tokens) that must never reach Redis or logs. */
-export async function hashSecret(value: string): Promise<string> {
-  return `~${await sha256Base64Url(value)}`;
+export function hashSecret(value: string): string {
+  return `~${sha256Base64Url(value)}`;
 }
 
 const encoder = new TextEncoder();
@@ -23,8 +25,8 @@ const encoder = new TextEncoder();
  * would all encode to U+FFFD and collide, so they are hashed as 0xFF (never a UTF-8 byte) followed by
  * their UTF-16 code units.
  */
-function bytesOf(value: string): Uint8Array<ArrayBuffer> {
-  if (value.isWellFormed()) return encoder.encode(value) as Uint8Array<ArrayBuffer>;
+function bytesOf(value: string): Uint8Array {
+  if (value.isWellFormed()) return encoder.encode(value);
   const bytes = new Uint8Array(1 + value.length * 2);
   bytes[0] = 0xff;
   for (let i = 0; i < value.length; i++) {
@@ -35,9 +37,22 @@ function bytesOf(value: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-export async function sha256Base64Url(value: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytesOf(value)));
-  let binary = '';
-  for (const byte of digest) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * SHA-256, synchronously: Web Crypto's digest is promise-only and, on Node, a thread-pool round
+ * trip (about 30 µs a call here), which every request keyed by an API key would pay.
+ */
+export function sha256Base64Url(value: string): string {
+  const digest = sha256(bytesOf(value));
+  let out = '';
+  let i = 0;
+  for (; i + 2 < digest.length; i += 3) {
+    const n = ((digest[i] as number) << 16) | ((digest[i + 1] as number) << 8) | (digest[i + 2] as number);
+    out += BASE64URL.charAt(n >> 18) + BASE64URL.charAt((n >> 12) & 63);
+    out += BASE64URL.charAt((n >> 6) & 63) + BASE64URL.charAt(n & 63);
+  }
+  // 32 bytes leave 2: three characters, no padding.
+  const n = ((digest[i] as number) << 16) | ((digest[i + 1] as number) << 8);
+  return out + BASE64URL.charAt(n >> 18) + BASE64URL.charAt((n >> 12) & 63) + BASE64URL.charAt((n >> 6) & 63);
 }
