@@ -157,29 +157,40 @@ describe.each(storeNames)('%s store', (storeName) => {
       });
     });
 
-    it('a key function that throws: open continues unlimited, closed answers 503; the hook may throw', async () => {
+    it('a key function that throws is the request’s doing: its layer counts by client address, every layer still limits, whatever failMode', async () => {
       const f = fixture(storeName);
-      const events: StoreErrorEvent[] = [];
-      const onStoreError = (event: StoreErrorEvent) => {
-        events.push(event);
-        throw new Error('a broken hook');
-      };
-      const key = () => {
-        throw new Error('boom');
-      };
-      const limits = [{ name: 'broken', key, algorithm: fixedWindow({ limit: 1, window: '1m' }) }];
-      const base = { limits, clock: f.clock, store: f.store, onStoreError };
-      await withApp(driver, { options: { ...base, prefix: f.prefix, failMode: 'open' } }, async (app) => {
-        for (let i = 0; i < 2; i++) expect(await get(app.url)).toMatchObject({ status: 200, headers: {} });
-      });
-      expect(events).toHaveLength(2);
-      expect(events[0]).toMatchObject({ operation: 'consume', error: { code: 'ERR_FLOODGATE_KEY_FUNCTION' } });
-      await withApp(driver, { options: { ...base, prefix: `${f.prefix}c`, failMode: 'closed' } }, async (app) => {
-        const refused = await get(app.url);
-        expect(refused.status).toBe(503);
-        expect(refused.headers).toEqual({ 'retry-after': '1' });
-        expect(JSON.parse(refused.body)).toMatchObject({ status: 503, title: 'Service Unavailable' });
-      });
+      for (const failMode of ['local', 'open', 'closed'] as const) {
+        const events: StoreErrorEvent[] = [];
+        const warnings: FloodgateWarning[] = [];
+        // A user id read from a token the client made up: decoding it throws.
+        const key = () => {
+          throw new Error('malformed token');
+        };
+        const limits = [
+          { name: 'ip', key: byIp(), algorithm: fixedWindow({ limit: 3, window: '1m' }) },
+          { name: 'user', key, algorithm: fixedWindow({ limit: 1, window: '1m' }) },
+        ];
+        const options = {
+          limits,
+          clock: f.clock,
+          store: f.store,
+          prefix: `${f.prefix}${failMode}`,
+          failMode,
+          onStoreError: (event: StoreErrorEvent) => events.push(event),
+          onWarning: (warning: FloodgateWarning) => warnings.push(warning),
+        };
+        await withApp(driver, { options }, async (app) => {
+          const first = await get(app.url);
+          expect(first.status).toBe(200);
+          expect(first.headers['ratelimit']).toBe('"user";r=0;t=60, "ip";r=2;t=60');
+          const second = await get(app.url);
+          expect(second.status).toBe(429);
+          expect(JSON.parse(second.body)['violated-policies']).toEqual(['user']);
+        });
+        expect(events).toEqual([]);
+        expect(warnings.map((w) => w.code)).toEqual([WarningCode.keyFunctionFailed]);
+        expect(warnings[0]?.message).toMatch(/rule "user" threw malformed token/);
+      }
     });
 
     it('warns once per instance, with stable codes, about proxy trust mistakes and shared counters', async () => {

@@ -40,43 +40,20 @@ export interface Decision {
    * True when the store was out of reach and `failMode: 'closed'` denied the request: adapters
    * answer 503 (not 429) with Retry-After.
    */
-  unavailable?: boolean;
+  unavailable?: boolean | undefined;
   /** Present when the request holds a concurrency slot: frees it; calling it again does nothing. */
-  release?: () => Promise<void>;
+  release?: (() => Promise<void>) | undefined;
 }
 
-/** Picks the binding layer and folds every layer's numbers into one Decision. */
-export function combine(results: LayerResult[], degraded: boolean): Decision {
-  const allowed = results.every((result) => result.allowed);
-  let binding: LayerResult | undefined;
-  for (const result of results) {
-    if (binding === undefined) binding = result;
-    else if (allowed ? result.remaining < binding.remaining : bindsHarder(result, binding)) binding = result;
+/** Index of the binding layer: the denying one with the longest wait, else the one with least remaining. */
+export function bindingIndex(results: readonly LayerResult[], allowed: boolean): number {
+  let binding = -1;
+  for (let i = 0; i < results.length; i++) {
+    const result = results[i] as LayerResult;
+    if (binding === -1) binding = i;
+    else if (allowed ? result.remaining < (results[binding] as LayerResult).remaining : bindsHarder(result, results[binding] as LayerResult)) binding = i;
   }
-  if (binding === undefined) {
-    return {
-      allowed: true,
-      limit: 0,
-      remaining: 0,
-      resetAt: 0,
-      retryAfter: 0,
-      delay: 0,
-      rule: undefined,
-      results,
-      degraded,
-    };
-  }
-  return {
-    allowed,
-    limit: binding.limit,
-    remaining: binding.remaining,
-    resetAt: binding.resetAt,
-    retryAfter: allowed ? 0 : Math.max(...results.map((result) => result.retryAfter)),
-    delay: allowed ? Math.max(...results.map((result) => result.delay)) : 0,
-    rule: binding.rule,
-    results,
-    degraded,
-  };
+  return binding;
 }
 
 function bindsHarder(candidate: LayerResult, current: LayerResult): boolean {

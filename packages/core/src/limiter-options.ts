@@ -7,9 +7,10 @@ import type { KeyFunction } from './keys/context';
 import type { LimitRule, LimiterOptions } from './limiter';
 import type { ResilienceConfig } from './resilience/options';
 import type { Store } from './store';
+import type { FloodgateWarning } from './warnings';
 
 /** Every option createLimiter reads; the adapters pass exactly these through. */
-export const LIMITER_KEYS = ['store', 'prefix', 'limits', 'clock', ...RESILIENCE_KEYS] as const;
+export const LIMITER_KEYS = ['store', 'prefix', 'limits', 'clock', 'onWarning', ...RESILIENCE_KEYS] as const;
 
 /** createLimiter's options, checked and defaulted. */
 export interface LimiterConfig<Req> {
@@ -17,6 +18,8 @@ export interface LimiterConfig<Req> {
   prefix: string;
   rules: readonly LimitRule<Req>[];
   clock: () => number;
+  /** Undefined when not given (the caller picks the default sink). */
+  onWarning: ((warning: FloodgateWarning) => void) | undefined;
   resilience: ResilienceConfig;
 }
 
@@ -37,6 +40,10 @@ export function parseLimiterOptions<Req>(options: LimiterOptions<Req>): LimiterC
     prefix,
     rules: parseRules(raw.limits) as readonly LimitRule<Req>[],
     clock: clock ?? Date.now,
+    onWarning:
+      raw.onWarning === undefined
+        ? undefined
+        : functionOption<(warning: FloodgateWarning) => void>('createLimiter.onWarning', raw.onWarning),
     resilience: parseResilienceOptions(raw),
   };
 }

@@ -1,16 +1,12 @@
-import { checkCost } from './algorithms/cost';
-import { combine } from './decision';
-import { KeyFunctionError, show } from './errors';
-import { encodeIdentity } from './keys/identity';
+import { LimiterEngine } from './engine';
 import { parseLimiterOptions } from './limiter-options';
-import { safeEvents } from './resilience/events';
-import { guardStore } from './resilience/guarded-store';
+import { consoleWarning, onceWarner } from './warnings';
 import type { Algorithm } from './algorithms/types';
-import type { Decision, LayerResult } from './decision';
+import type { Decision } from './decision';
 import type { KeyContext, KeyFunction } from './keys/context';
-import type { GuardedAnswer } from './resilience/guarded-store';
-import type { ResilienceOptions } from './resilience/options';
 import type { LayerCall, Store } from './store';
+import type { ResilienceOptions } from './resilience/options';
+import type { FloodgateWarning } from './warnings';
 
 /** One layer of a policy: a name, how to identify the client, and the algorithm that limits it. */
 export interface LimitRule<Req = unknown> {
@@ -37,6 +33,8 @@ export interface LimiterOptions<Req = unknown> extends ResilienceOptions<Req> {
    * fallback and the deny cache. Default `Date.now`.
    */
   clock?: () => number;
+  /** Where run-time warnings go (each code once per limiter). Default `console.warn`. */
+  onWarning?: (warning: FloodgateWarning) => void;
 }
 
 export interface ConsumeOptions {
@@ -53,11 +51,6 @@ export interface Limiter<Req = unknown> {
   refund(ctx: KeyContext<Req>, options?: ConsumeOptions): Promise<void>;
 }
 
-interface Layer {
-  rule: LimitRule;
-  key: string;
-}
-
 /**
  * Builds a limiter from layered rules.
  *
@@ -69,88 +62,25 @@ interface Layer {
  */
 export function createLimiter<Req = unknown>(options: LimiterOptions<Req>): Limiter<Req> {
   const config = parseLimiterOptions(options);
-  const events = safeEvents(config.resilience.hooks);
-  const store = guardStore(config.store, config.resilience, events, config.clock);
-  const resolved = new WeakMap<object, Promise<Layer[]>>();
+  return limiterOf(new LimiterEngine(config, onceWarner(config.onWarning ?? consoleWarning)));
+}
 
-  const layersOf = (ctx: KeyContext<Req>): Promise<Layer[]> => {
-    let layers = resolved.get(ctx);
-    if (layers === undefined) {
-      layers = resolveLayers(config.prefix, config.rules as readonly LimitRule[], ctx as KeyContext);
-      resolved.set(ctx, layers);
-    }
-    return layers;
-  };
-
-  const callsFor = (layers: Layer[], cost: number): LayerCall[] =>
-    layers.map(({ rule, key }) => ({
-      key,
-      algorithm: rule.algorithm,
-      cost: checkCost(rule.algorithm, cost, rule.name),
-    }));
-
+/** The public face of an engine. A refund(ctx) after consume(ctx) gives back on the keys that were charged. */
+export function limiterOf<Req>(engine: LimiterEngine<Req>): Limiter<Req> {
+  const charged = new WeakMap<object, readonly LayerCall[]>();
   return {
-    prefix: config.prefix,
-    store: config.store,
-    rules: config.rules,
+    prefix: engine.prefix,
+    store: engine.store,
+    rules: engine.rules,
     async consume(ctx, consumeOptions = {}) {
-      const layers = await layersOf(ctx);
-      const calls = callsFor(layers, consumeOptions.cost ?? 1);
-      const requestId = crypto.randomUUID();
-      const answer = await store.consume(calls, requestId);
-      const decision = decide(layers, answer);
-      const leases = calls.filter((call) => call.algorithm.kind === 'concurrency' && call.cost > 0);
-      if (decision.allowed && leases.length > 0) decision.release = releaseOnce(answer, leases, requestId);
-      if (events.wantsDecisions) events.decision({ decision, ctx: ctx as KeyContext, keys: calls.map((c) => c.key) });
+      const decision = await engine.decide(ctx, consumeOptions.cost ?? 1);
+      if (typeof ctx === 'object' && ctx !== null) charged.set(ctx, decision.calls);
       return decision;
     },
     async refund(ctx, refundOptions = {}) {
-      // Concurrency slots are given back by release(); a refund leaves them, and their max, alone.
-      const layers = (await layersOf(ctx)).filter(({ rule }) => rule.algorithm.kind !== 'concurrency');
-      const calls = callsFor(layers, refundOptions.cost ?? 1);
-      if (calls.length > 0) await store.refund(calls);
+      const cost = refundOptions.cost ?? 1;
+      const calls = charged.get(ctx) ?? (await engine.resolve(ctx, cost));
+      await engine.refund(calls, cost);
     },
   };
-}
-
-function decide(layers: Layer[], answer: GuardedAnswer): Decision {
-  const results: LayerResult[] = answer.outcomes.map((outcome, index) => {
-    const { rule } = layers[index] as Layer;
-    return { rule: rule.name, kind: rule.algorithm.kind, window: rule.algorithm.window, ...outcome };
-  });
-  const decision = combine(results, answer.degraded);
-  if (answer.unavailable) decision.unavailable = true;
-  return decision;
-}
-
-function releaseOnce(answer: GuardedAnswer, leases: LayerCall[], requestId: string): () => Promise<void> {
-  let released: Promise<void> | undefined;
-  return () => {
-    released ??= answer.release(leases, requestId);
-    return released;
-  };
-}
-
-async function resolveLayers(prefix: string, rules: readonly LimitRule[], ctx: KeyContext): Promise<Layer[]> {
-  const identities = await Promise.all(rules.map((rule) => identify(rule, ctx)));
-  const layers: Layer[] = [];
-  for (const [index, identity] of identities.entries()) {
-    const rule = rules[index] as LimitRule;
-    if (identity !== undefined) layers.push({ rule, key: `${prefix}:${rule.name}:{${identity}}` });
-  }
-  return layers;
-}
-
-async function identify(rule: LimitRule, ctx: KeyContext): Promise<string | undefined> {
-  let value: unknown;
-  try {
-    value = await rule.key(ctx);
-  } catch (error) {
-    throw new KeyFunctionError(rule.name, error);
-  }
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') {
-    throw new KeyFunctionError(rule.name, `expected a string or undefined, got ${show(value)}`);
-  }
-  return encodeIdentity(value);
 }

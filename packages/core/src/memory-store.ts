@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { ttlOf } from './algorithms/types';
+import type { Outcome } from './algorithms/types';
 import { integerOption, functionOption, rejectUnknownKeys, requireObject } from './validate';
 import type { LayerCall, LayerOutcome, Store } from './store';
 
@@ -20,7 +21,8 @@ export class MemoryStore implements Store {
   readonly local = true;
   readonly clock: () => number;
   readonly maxKeys: number;
-  readonly #entries: LRUCache<string, { state: unknown }>;
+  // States are objects or arrays (never undefined), so they are stored as they are.
+  readonly #entries: LRUCache<string, object>;
 
   constructor(options: MemoryStoreOptions = {}) {
     const raw = requireObject('MemoryStore', options);
@@ -45,25 +47,35 @@ export class MemoryStore implements Store {
   }
 
   async consume(calls: readonly LayerCall[], requestId: string): Promise<LayerOutcome[]> {
-    return this.consumeNow(calls, requestId);
+    return this.consumeNow(calls, requestId).map(({ state: _state, ...outcome }) => outcome);
   }
 
-  /** The synchronous core of `consume`, for callers that must not yield (the local fallback). */
-  consumeNow(calls: readonly LayerCall[], requestId: string): LayerOutcome[] {
+  /** The synchronous core of `consume`, for callers that must not yield (the limiter, the local fallback). */
+  consumeNow(calls: readonly LayerCall[], requestId: string): Outcome<unknown>[] {
     const now = this.clock();
-    const decide = (call: LayerCall, cost: number) =>
-      call.algorithm.decide(this.#entries.get(call.key)?.state, now, cost, requestId);
-    let decided = calls.map((call) => decide(call, call.cost));
-    const allowed = decided.every((outcome) => outcome.allowed);
-    // A layer that would have allowed is not charged when another denies: report its uncharged numbers.
-    if (!allowed)
-      decided = decided.map((outcome, index) => (outcome.allowed ? decide(calls[index] as LayerCall, 0) : outcome));
-    return decided.map(({ state, ...outcome }, index) => {
-      if (allowed && state !== undefined) {
-        this.#entries.set((calls[index] as LayerCall).key, { state }, { ttl: ttlOf(outcome, now) });
+    const entries = this.#entries;
+    const decided: Outcome<unknown>[] = new Array(calls.length);
+    let allowed = true;
+    for (let i = 0; i < calls.length; i++) {
+      const call = calls[i] as LayerCall;
+      const outcome = call.algorithm.decide(entries.get(call.key), now, call.cost, requestId);
+      if (!outcome.allowed) allowed = false;
+      decided[i] = outcome;
+    }
+    for (let i = 0; i < calls.length; i++) {
+      const call = calls[i] as LayerCall;
+      if (!allowed) {
+        // A layer that would have allowed is not charged when another denies: report its uncharged numbers.
+        if ((decided[i] as Outcome<unknown>).allowed) {
+          decided[i] = call.algorithm.decide(entries.get(call.key), now, 0, requestId);
+        }
+        continue;
       }
-      return outcome;
-    });
+      const outcome = decided[i] as Outcome<unknown>;
+      if (outcome.state !== undefined) entries.set(call.key, outcome.state as object, { ttl: ttlOf(outcome, now) });
+    }
+    // The outcomes still carry the state (no copy per request); callers read only the LayerOutcome fields.
+    return decided;
   }
 
   async refund(calls: readonly LayerCall[], requestId: string): Promise<void> {
@@ -71,9 +83,9 @@ export class MemoryStore implements Store {
     for (const call of calls) {
       const entry = this.#entries.get(call.key);
       if (entry === undefined) continue;
-      const state = call.algorithm.refund(entry.state, now, call.cost, requestId);
+      const state = call.algorithm.refund(entry, now, call.cost, requestId);
       const remainingTtl = this.#entries.getRemainingTTL(call.key);
-      if (state !== undefined) this.#entries.set(call.key, { state }, { ttl: Math.max(1, remainingTtl) });
+      if (state !== undefined) this.#entries.set(call.key, state as object, { ttl: Math.max(1, remainingTtl) });
     }
   }
 

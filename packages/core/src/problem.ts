@@ -1,4 +1,4 @@
-import { retryAfterSeconds } from './headers/quota';
+import { retryAfterSeconds } from './headers';
 import type { Decision } from './decision';
 
 const PROBLEM_TYPES = 'https://iana.org/assignments/http-problem-types';
@@ -10,8 +10,8 @@ export interface ProblemDetails {
   /** 429 (or the `statusCode` the app chose), 503 when the limiter could not decide. */
   status: number;
   detail: string;
-  /** Whole seconds, as in the Retry-After header. */
-  retryAfter: number;
+  /** Whole seconds, as in the Retry-After header; absent when waiting would not help. */
+  retryAfter?: number;
   /** The layers that denied the request (429 only). */
   'violated-policies'?: string[];
 }
@@ -37,6 +37,14 @@ export function deniedStatus(decision: Decision, status = 429): number {
  * const problem = buildProblem(decision); // { status: 429, retryAfter: 30, 'violated-policies': ['user'], ... }
  */
 export function buildProblem(decision: Decision, status = 429): ProblemDetails {
+  if (decision.unavailable !== true && decision.retryAfter <= 0) {
+    return {
+      type: `${PROBLEM_TYPES}#quota-exceeded`,
+      title: 'Too Many Requests',
+      status,
+      detail: 'This request cannot be admitted: it asks for more than the limit allows at once, or its cost could not be worked out. Retrying it will not help.',
+    };
+  }
   const retryAfter = retryAfterSeconds(decision.retryAfter);
   const wait = retryAfter === 1 ? '1 second' : `${retryAfter} seconds`;
   if (decision.unavailable === true) {

@@ -1,5 +1,5 @@
-import { createGate, nodeHeader, describeTrust, parseHttpOptions } from '@floodgate/core';
-import type { Decision, HttpLimitOptions, RateLimitInfo, Verdict } from '@floodgate/core';
+import { ABORTED, closeSignal, Denial, describeTrust, Gate, isThenable, nodeHeader, parseHttpOptions } from '@floodgate/core';
+import type { Decision, GateResult, HttpDriver, HttpLimitOptions, LimiterDecision, RateLimitInfo } from '@floodgate/core';
 import type { NextFunction, Request, Response } from 'express';
 
 declare global {
@@ -17,6 +17,17 @@ export type RateLimitHandler = (req: Request, res: Response, next: NextFunction,
 /** Options of `rateLimit`: the short form `{ limit, window }` or the full form with `limits`. */
 export type RateLimitOptions = HttpLimitOptions<Request, Response, RateLimitHandler>;
 
+const expressDriver: HttpDriver<Request, Response> = {
+  header: (req, name) => nodeHeader(req.headers, name),
+  ip: (req) => req.ip,
+  setHeader(res, name, value) {
+    if (!res.headersSent) res.setHeader(name, value);
+  },
+  trust: (req) => describeTrust(req.app.get('trust proxy')),
+  trustHint: "app.set('trust proxy')",
+  abortSignal: (_req, res) => closeSignal(res),
+};
+
 /**
  * Express middleware (Express 4 and 5). Options are validated here, once; the returned handler
  * never throws: a limiter failure follows `failMode`.
@@ -26,40 +37,38 @@ export type RateLimitOptions = HttpLimitOptions<Request, Response, RateLimitHand
  */
 export function rateLimit(options: RateLimitOptions) {
   const config = parseHttpOptions<Request, Response, RateLimitHandler>('rateLimit', options);
-  const check = createGate(config);
+  const gate = new Gate(config, expressDriver);
 
-  return async function rateLimit(req: Request, res: Response, next: NextFunction): Promise<void> {
-    const gone = new AbortController();
-    const onClose = () => gone.abort();
-    res.once('close', onClose);
-    const verdict = await check({
-      req,
-      res,
-      ip: req.ip,
-      header: (name) => nodeHeader(req.headers, name),
-      trust: describeTrust(req.app.get('trust proxy')),
-      trustHint: "app.set('trust proxy')",
-      signal: gone.signal,
-    });
-    res.off('close', onClose);
-    if (verdict.action === 'aborted') return;
-    if (!res.headersSent) res.set(verdict.headers);
-    if (verdict.action === 'deny') return deny(verdict, req, res, next);
-    req.rateLimit = verdict.info;
-    if (res.closed) return verdict.finish();
-    res.once('finish', () => verdict.finish(res.statusCode));
-    res.once('close', () => verdict.finish(res.writableFinished ? res.statusCode : undefined));
+  const apply = (result: GateResult, req: Request, res: Response, next: NextFunction): void => {
+    if (result === undefined) return next();
+    if (result === ABORTED) return;
+    if (result instanceof Denial) return deny(result, req, res, next);
+    req.rateLimit = result;
+    // The client left while the limiter decided: nothing to run for it.
+    if (res.closed) return gate.finish(result, req, res);
+    if (gate.needsFinish(result)) watch(result, req, res);
     next();
   };
 
-  function deny(verdict: Extract<Verdict, { action: 'deny' }>, req: Request, res: Response, next: NextFunction) {
-    if (verdict.body === undefined) {
+  const watch = (decision: LimiterDecision, req: Request, res: Response) => {
+    res.once('finish', () => gate.finish(decision, req, res, res.statusCode));
+    res.once('close', () => gate.finish(decision, req, res, res.writableFinished ? res.statusCode : undefined));
+  };
+
+  const deny = (denial: Denial, req: Request, res: Response, next: NextFunction): void => {
+    if (denial.body === undefined) {
       try {
-        return void Promise.resolve(config.handler?.(req, res, next, verdict.decision)).catch(next);
+        return void Promise.resolve(config.handler?.(req, res, next, denial.decision)).catch(next);
       } catch (error) {
         return next(error);
       }
     }
-    res.status(verdict.status).type(verdict.body.contentType).send(verdict.body.text);
-  }
+    res.status(denial.status).type(denial.body.contentType).send(denial.body.text);
+  };
+
+  return function rateLimit(req: Request, res: Response, next: NextFunction): void {
+    const result = gate.check(req, res, req.rateLimit);
+    if (isThenable(result)) result.then((settled) => apply(settled, req, res, next), next);
+    else apply(result, req, res, next);
+  };
 }

@@ -1,7 +1,7 @@
-import { createGate, nodeHeader, describeTrust, mergeRouteOptions, parseHttpOptions } from '@floodgate/core';
+import { ABORTED, closeSignal, Denial, describeTrust, Gate, isThenable, mergeRouteOptions, nodeHeader, parseHttpOptions } from '@floodgate/core';
 import fp from 'fastify-plugin';
-import type { Decision, HttpLimitOptions, ProxyTrust, RateLimitInfo } from '@floodgate/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { Decision, GateResult, HttpDriver, HttpLimitOptions, ProxyTrust, RateLimitInfo } from '@floodgate/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 
 /** Answers a denied request yourself; the rate-limit headers are already set. */
 export type FloodgateHandler = (request: FastifyRequest, reply: FastifyReply, decision: Decision) => unknown;
@@ -42,49 +42,70 @@ function effectiveTrust(setting: TrustSetting, request: FastifyRequest): ProxyTr
   return setting.trust;
 }
 
-function gateHook(options: unknown, where: string, trust: TrustSetting): onRequestAsyncHookHandler {
+function fastifyDriver(setting: TrustSetting): HttpDriver<FastifyRequest, FastifyReply> {
+  return {
+    header: (request, name) => nodeHeader(request.headers, name),
+    ip: (request) => request.ip,
+    setHeader(reply, name, value) {
+      reply.header(name, value);
+    },
+    trust: (request) => effectiveTrust(setting, request),
+    trustHint: setting.hopCount
+      ? 'the Fastify trustProxy option to the proxy addresses (Fastify 5 ignores a hop count)'
+      : 'the Fastify trustProxy option',
+    abortSignal: (_request, reply) => closeSignal(reply.raw),
+  };
+}
+
+function gateHook(options: unknown, where: string, driver: HttpDriver<FastifyRequest, FastifyReply>): onRequestHookHandler {
   const config = parseHttpOptions<FastifyRequest, FastifyReply, FloodgateHandler>(where, options);
-  const check = createGate(config);
-  return async function floodgateOnRequest(request, reply) {
-    const gone = new AbortController();
-    const onClose = () => gone.abort();
-    reply.raw.once('close', onClose);
-    const verdict = await check({
-      req: request,
-      res: reply,
-      ip: request.ip,
-      header: (name) => nodeHeader(request.headers, name),
-      trust: effectiveTrust(trust, request),
-      trustHint: trust.hopCount
-        ? 'the Fastify trustProxy option to the proxy addresses (Fastify 5 ignores a hop count)'
-        : 'the Fastify trustProxy option',
-      signal: gone.signal,
-    });
-    reply.raw.off('close', onClose);
-    if (verdict.action === 'aborted') {
+  const gate = new Gate(config, driver);
+
+  const apply = (result: GateResult, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    if (result === undefined) return done();
+    if (result === ABORTED) {
       // The client is gone: end the exchange here so nothing runs for it and the connection is freed.
       reply.hijack();
       reply.raw.end();
       return;
     }
-    reply.headers(verdict.headers);
-    if (verdict.action === 'deny') {
-      if (verdict.body === undefined) await config.handler?.(request, reply, verdict.decision);
-      else reply.code(verdict.status).type(verdict.body.contentType).send(verdict.body.text);
-      return reply;
+    if (result instanceof Denial) return deny(result, request, reply, done);
+    request.rateLimit = result;
+    const raw = reply.raw;
+    if (gate.needsFinish(result)) {
+      if (raw.closed) return gate.finish(result, request, reply);
+      raw.once('finish', () => gate.finish(result, request, reply, raw.statusCode));
+      raw.once('close', () => gate.finish(result, request, reply, raw.writableFinished ? raw.statusCode : undefined));
     }
-    request.rateLimit = verdict.info;
-    if (reply.raw.closed) return verdict.finish();
-    reply.raw.once('finish', () => verdict.finish(reply.raw.statusCode));
-    reply.raw.once('close', () => verdict.finish(reply.raw.writableFinished ? reply.raw.statusCode : undefined));
+    done();
+  };
+
+  // Replying from a callback hook: send, and do not call done (Fastify then skips the handler).
+  const deny = (denial: Denial, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    if (denial.body !== undefined) {
+      reply.code(denial.status).type(denial.body.contentType).send(denial.body.text);
+      return;
+    }
+    try {
+      const answered = config.handler?.(request, reply, denial.decision);
+      if (isThenable(answered)) Promise.resolve(answered).catch(done);
+    } catch (error) {
+      done(error as Error);
+    }
+  };
+
+  return function floodgateOnRequest(request, reply, done) {
+    const result = gate.check(request, reply, request.rateLimit);
+    if (isThenable(result)) result.then((settled) => apply(settled, request, reply, done), done);
+    else apply(result, request, reply, done);
   };
 }
 
 async function plugin(fastify: FastifyInstance, options: FloodgateOptions): Promise<void> {
-  const trust = trustSetting(fastify);
-  const appHook = gateHook(options, 'floodgate', trust);
+  const driver = fastifyDriver(trustSetting(fastify));
+  const appHook = gateHook(options, 'floodgate', driver);
   // One gate per route options object: the HEAD route Fastify adds shares its GET route's counters.
-  const routeHooks = new WeakMap<object, onRequestAsyncHookHandler>();
+  const routeHooks = new WeakMap<object, onRequestHookHandler>();
   fastify.decorateRequest('rateLimit', undefined);
   fastify.addHook('onRoute', (route) => {
     const own = route.config?.rateLimit;
@@ -93,7 +114,7 @@ async function plugin(fastify: FastifyInstance, options: FloodgateOptions): Prom
     let hook = own === undefined ? appHook : routeHooks.get(own);
     if (hook === undefined) {
       const merged = mergeRouteOptions(where, options as Record<string, unknown>, own, String(route.url));
-      hook = gateHook(merged, where, trust);
+      hook = gateHook(merged, where, driver);
       if (typeof own === 'object' && own !== null) routeHooks.set(own, hook);
     }
     const existing = route.onRequest === undefined ? [] : [route.onRequest].flat();

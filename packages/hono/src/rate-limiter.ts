@@ -1,6 +1,16 @@
-import { createGate, parseHttpOptions, parsePeerOptions } from '@floodgate/core';
-import type { ConnInfoLike, Decision, HttpLimitOptions, RateLimitInfo, TrustProxy } from '@floodgate/core';
-import type { Context, MiddlewareHandler } from 'hono';
+import { ABORTED, Denial, Gate, isThenable, nodeHeader, parseHttpOptions, parsePeerOptions } from '@floodgate/core';
+import type {
+  ConnInfoLike,
+  Decision,
+  GateResult,
+  HttpDriver,
+  HttpLimitOptions,
+  LimiterDecision,
+  NodeHeaders,
+  RateLimitInfo,
+  TrustProxy,
+} from '@floodgate/core';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -19,6 +29,24 @@ export type RateLimiterOptions = HttpLimitOptions<Context, Context, RateLimiterH
   trustProxy?: TrustProxy;
 };
 
+/** What @hono/node-server puts on `c.env`: the Node request, read without importing Node. */
+interface NodeBindings {
+  incoming?: { headers?: NodeHeaders; socket?: { remoteAddress?: unknown } };
+}
+
+function nodeRequest(c: Context): NodeBindings['incoming'] {
+  return (c.env as NodeBindings | undefined)?.incoming;
+}
+
+/**
+ * A request header. On @hono/node-server the Node request's own header object is read: asking
+ * `c.req` would build a Fetch `Headers` for every request.
+ */
+function header(c: Context, name: string): string | undefined {
+  const headers = nodeRequest(c)?.headers;
+  return typeof headers === 'object' && headers !== null ? nodeHeader(headers, name) : c.req.header(name);
+}
+
 /**
  * Hono middleware; edge-safe (no Node-only import). Options are validated here, once.
  *
@@ -26,45 +54,55 @@ export type RateLimiterOptions = HttpLimitOptions<Context, Context, RateLimiterH
  * app.use(rateLimiter({ limit: 100, window: '1m', getConnInfo }));
  */
 export function rateLimiter(options: RateLimiterOptions): MiddlewareHandler {
-  const peer = parsePeerOptions<Context>('rateLimiter', options);
+  const peer = parsePeerOptions<Context>('rateLimiter', options, {
+    socketAddress: (c) => nodeRequest(c)?.socket?.remoteAddress,
+    forwardedFor: (c) => header(c, 'x-forwarded-for'),
+  });
   const config = parseHttpOptions<Context, Context, RateLimiterHandler>('rateLimiter', options, [
     'getConnInfo',
     'trustProxy',
   ]);
-  const check = createGate(config);
+  const driver: HttpDriver<Context, Context> = {
+    header,
+    ip: peer.clientIp,
+    setHeader(c, name, value) {
+      c.header(name, value);
+    },
+    trust: () => peer.trust,
+    trustHint: 'the trustProxy option of rateLimiter',
+    abortSignal: (c) => c.req.raw.signal,
+  };
+  const gate = new Gate(config, driver);
 
-  return async function rateLimiter(c, next) {
+  const apply = (result: GateResult, c: Context, next: Next): Promise<Response | void> => {
+    if (result === undefined) return next();
+    if (result === ABORTED) return Promise.resolve(c.body(null, 499 as 400));
+    if (result instanceof Denial) return deny(result, c);
+    c.set('rateLimit', result);
+    return gate.needsFinish(result) ? finishAfter(result, c, next) : next();
+  };
+
+  const deny = async (denial: Denial, c: Context): Promise<Response> => {
+    if (denial.body === undefined) return (config.handler as RateLimiterHandler)(c, denial.decision);
+    c.header('Content-Type', denial.body.contentType);
+    return c.body(denial.body.text, denial.status as 429);
+  };
+
+  /** Runs the rest of the chain, then the after-response work (also if the client leaves first). */
+  const finishAfter = async (decision: LimiterDecision, c: Context, next: Next): Promise<void> => {
     const signal = c.req.raw.signal;
-    const verdict = await check({
-      req: c,
-      res: c,
-      ip: peer.clientIp(c, () => nodeSocketAddress(c), c.req.header('x-forwarded-for')),
-      header: (name) => c.req.header(name),
-      trust: peer.trust,
-      trustHint: 'the trustProxy option of rateLimiter',
-      signal,
-    });
-    if (verdict.action === 'aborted') return c.body(null, 499 as 400);
-    for (const [name, value] of Object.entries(verdict.headers)) c.header(name, value);
-    if (verdict.action === 'deny') {
-      if (verdict.body === undefined) return (config.handler as RateLimiterHandler)(c, verdict.decision);
-      c.header('Content-Type', verdict.body.contentType);
-      return c.body(verdict.body.text, verdict.status as 429);
-    }
-    c.set('rateLimit', verdict.info);
-    const onAbort = () => verdict.finish();
+    const onAbort = () => gate.finish(decision, c, c);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       await next();
     } finally {
       signal.removeEventListener('abort', onAbort);
-      verdict.finish(c.res.status);
+      gate.finish(decision, c, c, c.res.status);
     }
   };
-}
 
-/** @hono/node-server puts the Node request on `c.env.incoming`; read its socket without importing Node. */
-function nodeSocketAddress(c: Context): unknown {
-  return (c.env as { incoming?: { socket?: { remoteAddress?: unknown } } } | undefined)?.incoming?.socket
-    ?.remoteAddress;
+  return function rateLimiter(c, next) {
+    const result = gate.check(c, c, c.get('rateLimit'));
+    return isThenable(result) ? result.then((settled) => apply(settled, c, next)) : apply(result, c, next);
+  };
 }

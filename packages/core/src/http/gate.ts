@@ -1,140 +1,243 @@
 import { MAX_TIMER_MS } from '../duration';
-import { renderDenial, renderHeaders } from './render';
-import { checkTrust, WarningCode } from './warnings';
+import { InvalidCostError } from '../errors';
+import { writeHeaders } from '../headers';
+import { LimiterDecision } from '../limiter-decision';
+import { isThenable } from '../thenable';
+import { WarningCode } from '../warnings';
+import { RequestContext } from './context';
+import { Denial, renderDenial } from './render';
+import { checkTrust } from './warnings';
 import { waitUnlessAborted } from './wait';
 import type { Decision } from '../decision';
-import type { KeyContext } from '../keys/context';
+import type { MaybePromise } from '../thenable';
+import type { AddressSource } from './context';
+import type { HttpDriver } from './driver';
 import type { HttpConfig } from './options';
-import type { RateLimitInfo } from './types';
-import type { ProxyTrust } from './warnings';
 
-/** What an adapter tells the gate about one request. */
-export interface HttpExchange<Req, Res> {
-  /** What user functions receive: Express `req`, Fastify `request`, Hono `c`. */
-  req: Req;
-  /** Handed to `requestWasSuccessful`: Express `res`, Fastify `reply`, Hono `c`. */
-  res: Res;
-  /** The client address as the framework's trusted-proxy logic resolved it. */
-  ip: string | undefined;
-  header(name: string): string | undefined;
-  /** How far the app trusts proxies, and the setting's name for warnings (`app.set('trust proxy')`). */
-  trust: ProxyTrust;
-  trustHint: string;
-  /** Aborts when the client goes away; ends a shaping wait early. */
-  signal?: AbortSignal;
-}
+/** The client left during the shaping wait; its units were given back. Do nothing more. */
+export const ABORTED: unique symbol = Symbol('floodgate.aborted');
 
-/** What the adapter does next. */
-export type Verdict =
-  /**
-   * Set `headers`, expose `info`, run the handler, and call `finish` once when the response has
-   * finished (its status) or the client went away (undefined). Calling it again does nothing.
-   */
-  | { action: 'next'; headers: Record<string, string>; info: RateLimitInfo | undefined; finish(status?: number): void }
-  /** Answer `status` with `headers`; `body` is undefined when the user's `handler` answers instead. */
-  | {
-      action: 'deny';
-      status: number;
-      headers: Record<string, string>;
-      decision: Decision;
-      body?: { contentType: string; text: string };
-    }
-  /** The client left during the shaping wait; its units were given back. Do nothing more. */
-  | { action: 'aborted' };
-
-const PASS: Verdict = { action: 'next', headers: {}, info: undefined, finish: () => {} };
+/**
+ * What the adapter does next: `undefined`, go on without a decision (skipped, allow-listed, or the
+ * limiter could not decide and failMode let it through); a LimiterDecision, the request is admitted
+ * (headers are set; expose it as `req.rateLimit`); a Denial, answer it; ABORTED, nothing.
+ */
+export type GateResult = LimiterDecision | Denial | typeof ABORTED | undefined;
 
 /**
  * The request-handling plan shared by every adapter: skip/allowList, trust warnings, cost,
  * consume, deny or wait (shaping), then the after-response work (release, outcome refunds).
- * It never throws: failures follow `failMode` and go to `onStoreError`.
+ * It stays synchronous while nothing has to wait, and never throws: a limiter failure follows
+ * `failMode`; bad input from the request (a cost it cannot pay, a key it breaks) never does.
  */
-export function createGate<Req, Res, Handler>(config: HttpConfig<Req, Res, Handler>) {
-  // Requests this gate has let through, with what it told them: the same middleware mounted twice
-  // (on the app and on a router) must count a request once.
-  const admitted = new WeakMap<object, RateLimitInfo>();
-  const report = (error: unknown, operation: 'consume' | 'refund' = 'refund') => {
+export class Gate<Req, Res> implements AddressSource<Req> {
+  readonly config: HttpConfig<Req, Res, unknown>;
+  readonly driver: HttpDriver<Req, Res>;
+
+  constructor(config: HttpConfig<Req, Res, unknown>, driver: HttpDriver<Req, Res>) {
+    this.config = config;
+    this.driver = driver;
+  }
+
+  /** `earlier`: the decision a previous run left on the request (`req.rateLimit`), if any. */
+  check(req: Req, res: Res, earlier?: unknown): MaybePromise<GateResult> {
     try {
-      Promise.resolve(config.onStoreError?.({ error, operation })).catch(() => {});
-    } catch {
-      // A throwing hook must not turn a limiter failure into a failed request.
-    }
-  };
-
-  const refund = (ctx: KeyContext<Req>, cost: number) =>
-    cost > 0 ? config.limiter.refund(ctx, { cost }).catch(report) : Promise.resolve();
-
-  const undo = async (ctx: KeyContext<Req>, cost: number, decision: Decision) => {
-    await Promise.all([decision.release?.().catch(report), refund(ctx, cost)]);
-  };
-
-  const allow = (ex: HttpExchange<Req, Res>, ctx: KeyContext<Req>, cost: number, decision: Decision): Verdict => {
-    let finished = false;
-    const info: RateLimitInfo = { ...decision, cost, refund: (n = cost) => refund(ctx, n) };
-    if (typeof ex.req === 'object' && ex.req !== null) admitted.set(ex.req, info);
-    const finish = (status?: number) => {
-      if (finished) return;
-      finished = true;
-      decision.release?.().catch(report);
-      if (config.refundWhen === undefined) return;
-      const refundWhen = config.refundWhen;
-      Promise.resolve()
-        .then(() => config.requestWasSuccessful?.(ex.req, ex.res, status) ?? false)
-        .then((success) => (refundWhen(success) ? refund(ctx, cost) : undefined))
-        .catch(report);
-    };
-    return { action: 'next', headers: renderHeaders(config, decision), info, finish };
-  };
-
-  const deny = async (ex: HttpExchange<Req, Res>, decision: Decision): Promise<Verdict> => {
-    const denial = await renderDenial(config, ex.req, ex.header('accept'), decision);
-    return { action: 'deny', decision, ...denial };
-  };
-
-  const settle = async (ex: HttpExchange<Req, Res>, ctx: KeyContext<Req>, cost: number, decision: Decision) => {
-    if (!decision.allowed) return deny(ex, decision);
-    if (decision.delay > 0) {
-      // Without maxDelay the wait is still capped at what a timer can count: longer would fire at once.
-      const maxDelay = config.maxDelay ?? MAX_TIMER_MS;
-      if (decision.delay > maxDelay) {
-        await undo(ctx, cost, decision);
-        return deny(ex, { ...decision, allowed: false, retryAfter: decision.delay - maxDelay, delay: 0 });
-      }
-      if (!(await waitUnlessAborted(decision.delay, ex.signal))) {
-        await undo(ctx, cost, decision);
-        return { action: 'aborted' } as const;
-      }
-    }
-    return allow(ex, ctx, cost, decision);
-  };
-
-  return async function check(ex: HttpExchange<Req, Res>): Promise<Verdict> {
-    try {
-      const earlier = typeof ex.req === 'object' && ex.req !== null ? admitted.get(ex.req) : undefined;
-      if (earlier !== undefined) {
-        config.warn(
-          WarningCode.doubleCount,
-          'the same middleware instance ran twice for one request (mounted on both the app and a router?); it counts the request once and lets the second run through',
-        );
-        return { action: 'next', headers: {}, info: earlier, finish: () => {} };
-      }
-      if (config.skip && (await config.skip(ex.req))) return PASS;
-      if (config.allowed && (await config.allowed(ex.req, ex.ip))) return PASS;
-      checkTrust(config.warn, ex.trust, ex.header('x-forwarded-for'), ex.ip, ex.trustHint);
-      const ctx: KeyContext<Req> = { ip: ex.ip, header: ex.header, req: ex.req };
-      const cost = config.cost ? await config.cost(ex.req) : 1;
-      const decision = await config.limiter.consume(ctx, { cost });
-      return await settle(ex, ctx, cost, decision);
+      const result = this.#check(req, res, earlier);
+      return isThenable(result) ? result.then(undefined, (error: unknown) => this.#failed(req, res, error)) : result;
     } catch (error) {
-      report(error, 'consume');
-      if (config.failMode !== 'closed') return PASS;
-      return deny(ex, unavailableDecision(config.clock()));
+      return this.#failed(req, res, error);
     }
+  }
+
+  /** True when the adapter must call `finish` once the response is done (a slot to free, an outcome to judge). */
+  needsFinish(decision: LimiterDecision): boolean {
+    return decision.release !== undefined || this.config.refundWhen !== undefined;
+  }
+
+  /** The after-response work, once per request: `status` undefined means the client went away first. */
+  finish(decision: LimiterDecision, req: Req, res: Res, status?: number): void {
+    if (!decision.finishOnce()) return;
+    decision.release?.().catch(this.#report);
+    const refundWhen = this.config.refundWhen;
+    if (refundWhen === undefined) return;
+    Promise.resolve()
+      .then(() => this.config.requestWasSuccessful?.(req, res, status) ?? false)
+      .then((success) => (refundWhen(success) ? decision.refund() : undefined))
+      .catch(this.#report);
+  }
+
+  addressOf(req: Req): string | undefined {
+    const ip = this.driver.ip(req);
+    if (ip === undefined) {
+      this.config.warn(
+        WarningCode.undefinedIp,
+        "the client IP is undefined (the socket may have closed, or the server listens on a unix socket), so byIp() counts every such request under its fallback key (default 'unknown': they all share one bucket)",
+      );
+    }
+    return ip;
+  }
+
+  #check(req: Req, res: Res, earlier: unknown): MaybePromise<GateResult> {
+    if (earlier instanceof LimiterDecision && earlier.ownedBy(this)) {
+      this.config.warn(
+        WarningCode.doubleCount,
+        'the same middleware instance ran twice for one request (mounted on both the app and a router?); it counts the request once and lets the second run through',
+      );
+      return earlier;
+    }
+    const skip = this.config.skip;
+    if (skip === undefined) return this.#allowList(req, res);
+    const skipped = this.#predicate(skip, req, undefined);
+    if (isThenable(skipped)) return skipped.then((yes) => (yes ? undefined : this.#allowList(req, res)));
+    return skipped ? undefined : this.#allowList(req, res);
+  }
+
+  #allowList(req: Req, res: Res): MaybePromise<GateResult> {
+    const ctx = new RequestContext(req, this);
+    const allowed = this.config.allowed;
+    if (allowed === undefined) return this.#limit(ctx, res);
+    const listed = this.#predicate(allowed, req, this.config.allowedByIp ? ctx.ip : undefined);
+    if (isThenable(listed)) return listed.then((yes) => (yes ? undefined : this.#limit(ctx, res)));
+    return listed ? undefined : this.#limit(ctx, res);
+  }
+
+  /** A user's skip or allowList function; one that throws or rejects counts the request (reported once). */
+  #predicate(
+    fn: (req: Req, ip: string | undefined) => boolean | Promise<boolean>,
+    req: Req,
+    ip: string | undefined,
+  ): MaybePromise<boolean> {
+    try {
+      const answer = fn(req, ip);
+      return isThenable(answer) ? Promise.resolve(answer).then(Boolean, this.#predicateFailed) : Boolean(answer);
+    } catch (error) {
+      return this.#predicateFailed(error);
+    }
+  }
+
+  readonly #predicateFailed = (error: unknown): false => {
+    this.config.warn(
+      WarningCode.skipFailed,
+      `the skip or allowList function failed (${error instanceof Error ? error.message : String(error)}); such requests are counted`,
+    );
+    return false;
+  };
+
+  #limit(ctx: RequestContext<Req>, res: Res): MaybePromise<GateResult> {
+    checkTrust(this.config.warn, this.driver, ctx.req);
+    const costOf = this.config.cost;
+    if (costOf === undefined) return this.#consume(ctx, res, 1);
+    let cost: unknown;
+    try {
+      cost = costOf(ctx.req);
+    } catch (error) {
+      return this.#invalidCost(ctx, res, error, true);
+    }
+    if (!isThenable(cost)) return this.#consume(ctx, res, cost);
+    return Promise.resolve(cost).then(
+      (value) => this.#consume(ctx, res, value),
+      (error: unknown) => this.#invalidCost(ctx, res, error, true),
+    );
+  }
+
+  #consume(ctx: RequestContext<Req>, res: Res, cost: unknown): MaybePromise<GateResult> {
+    if (typeof cost !== 'number' || !Number.isSafeInteger(cost) || cost < 0) {
+      return this.#invalidCost(ctx, res, cost, false);
+    }
+    let decision: MaybePromise<LimiterDecision>;
+    try {
+      decision = this.config.engine.decide(ctx, cost);
+    } catch (error) {
+      if (error instanceof InvalidCostError) return this.#refuse(ctx, res, error);
+      throw error;
+    }
+    if (!isThenable(decision)) return this.#settle(ctx, res, decision);
+    return decision.then(
+      (settled) => this.#settle(ctx, res, settled),
+      (error: unknown) => {
+        if (error instanceof InvalidCostError) return this.#refuse(ctx, res, error);
+        throw error;
+      },
+    );
+  }
+
+  #settle(ctx: RequestContext<Req>, res: Res, decision: LimiterDecision): MaybePromise<GateResult> {
+    if (!decision.allowed) return this.#deny(ctx.req, res, decision);
+    if (decision.delay > 0) return this.#shape(ctx.req, res, decision);
+    return this.#admit(res, decision);
+  }
+
+  #admit(res: Res, decision: LimiterDecision): LimiterDecision {
+    decision.claim(this);
+    writeHeaders(decision, this.config.modes, this.config.engine.clock(), res, this.driver.setHeader);
+    return decision;
+  }
+
+  #deny(req: Req, res: Res, decision: Decision): MaybePromise<Denial> {
+    writeHeaders(decision, this.config.modes, this.config.engine.clock(), res, this.driver.setHeader);
+    return renderDenial(this.config, req, this.driver.header(req, 'accept'), decision);
+  }
+
+  /** Shaping: wait `delay` before the handler, unless it is longer than `maxDelay` or the client leaves. */
+  async #shape(req: Req, res: Res, decision: LimiterDecision): Promise<GateResult> {
+    // Without maxDelay the wait is still capped at what a timer can count: longer would fire at once.
+    const maxDelay = this.config.maxDelay ?? MAX_TIMER_MS;
+    if (decision.delay > maxDelay) {
+      await this.#undo(decision);
+      const late = { ...decision, allowed: false, retryAfter: decision.delay - maxDelay, delay: 0 };
+      return this.#deny(req, res, late);
+    }
+    if (!(await waitUnlessAborted(decision.delay, this.driver.abortSignal(req, res)))) {
+      await this.#undo(decision);
+      return ABORTED;
+    }
+    return this.#admit(res, decision);
+  }
+
+  async #undo(decision: LimiterDecision): Promise<void> {
+    await Promise.all([decision.release?.().catch(this.#report), decision.refund()]);
+  }
+
+  /**
+   * A cost that is not a whole number >= 0 (or a cost function that failed) is the request's
+   * doing: it is refused, never waved through by failMode, and reported once.
+   */
+  #invalidCost(ctx: RequestContext<Req>, res: Res, value: unknown, threw: boolean): MaybePromise<GateResult> {
+    const what = threw
+      ? `threw ${value instanceof Error ? value.message : String(value)}`
+      : `returned ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`;
+    this.config.warn(
+      WarningCode.invalidCost,
+      `the cost function ${what}; a cost must be a whole number >= 0, so such requests are refused`,
+    );
+    return this.#deny(ctx.req, res, refusal(this.config.engine.clock(), undefined));
+  }
+
+  /** A cost larger than a layer can ever grant: refused, with no Retry-After (waiting would not help). */
+  #refuse(ctx: RequestContext<Req>, res: Res, error: InvalidCostError): MaybePromise<GateResult> {
+    this.config.warn(WarningCode.invalidCost, `${error.message}; such requests are refused`);
+    return this.#deny(ctx.req, res, refusal(this.config.engine.clock(), undefined));
+  }
+
+  /** The limiter itself failed (not the store, which the limiter handles): failMode decides. */
+  #failed(req: Req, res: Res, error: unknown): MaybePromise<GateResult> {
+    this.#report(error, 'consume');
+    if (this.config.failMode !== 'closed') return undefined;
+    return this.#deny(req, res, unavailable(this.config.engine.clock()));
+  }
+
+  readonly #report = (error: unknown, operation: 'consume' | 'refund' = 'refund'): void => {
+    this.config.engine.events.storeError({ error, operation });
   };
 }
 
+/** A denial that no wait can turn into an admission: no layer numbers, no Retry-After. */
+function refusal(now: number, rule: string | undefined): Decision {
+  return { allowed: false, limit: 0, remaining: 0, resetAt: now, retryAfter: 0, delay: 0, rule, results: [], degraded: false };
+}
+
 /** The decision behind a 503 when the limiter could not decide and failMode is 'closed'. */
-function unavailableDecision(now: number): Decision {
+function unavailable(now: number): Decision {
   const retryAfter = 1000;
   return {
     allowed: false,

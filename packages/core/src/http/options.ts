@@ -1,38 +1,41 @@
 import { timerOption } from '../duration';
 import { InvalidOptionError, InvalidOptionTypeError, show } from '../errors';
-import { createLimiter } from '../limiter';
-import { LIMITER_KEYS } from '../limiter-options';
-import { functionOption, integerOption, oneOfOption, rejectUnknownKeys, requireObject } from '../validate';
-import { parseHeaderModes } from '../headers/build-headers';
+import { LimiterEngine } from '../engine';
+import { parseHeaderModes } from '../headers';
+import { limiterOf } from '../limiter';
+import { LIMITER_KEYS, parseLimiterOptions } from '../limiter-options';
+import { functionOption, integerOption, rejectUnknownKeys, requireObject } from '../validate';
+import { consoleWarning, onceWarner, WarningCode } from '../warnings';
 import { ipMatcher } from './ip-match';
 import { shortFormRule } from './short-form';
-import { claimStorePrefix, consoleWarning, onceWarner, WarningCode } from './warnings';
+import { claimStorePrefix } from './warnings';
 import type { Decision } from '../decision';
-import type { Limiter } from '../limiter';
-import type { StandardHeaders } from '../headers/build-headers';
-import type { StoreErrorEvent } from '../resilience/options';
-import type { FloodgateWarning } from './types';
+import type { HeaderModes } from '../headers';
+import type { Limiter, LimiterOptions } from '../limiter';
+import type { FailMode } from '../resilience/options';
+import type { Warn } from '../warnings';
 
 type MaybeAsync<T> = T | Promise<T>;
 
 /** The middleware's options after validation, with every default filled in. */
 export interface HttpConfig<Req = unknown, Res = unknown, Handler = unknown> {
+  /** The limiter's machinery; `limiter` is its public face (the middleware's `.limiter`). */
+  engine: LimiterEngine<Req>;
   limiter: Limiter<Req>;
-  clock: () => number;
+  failMode: FailMode;
   cost: ((req: Req) => MaybeAsync<number>) | undefined;
   skip: ((req: Req) => MaybeAsync<boolean>) | undefined;
   allowed: ((req: Req, ip: string | undefined) => MaybeAsync<boolean>) | undefined;
-  standardHeaders: StandardHeaders;
-  legacyHeaders: boolean;
+  /** True when `allowed` reads the client address (an allowList of addresses). */
+  allowedByIp: boolean;
+  modes: Required<HeaderModes>;
   statusCode: number;
   message: ((req: Req, decision: Decision) => MaybeAsync<string | object>) | undefined;
   handler: Handler | undefined;
   maxDelay: number | undefined;
   refundWhen: ((success: boolean) => boolean) | undefined;
   requestWasSuccessful: ((req: Req, res: Res, status: number | undefined) => MaybeAsync<boolean>) | undefined;
-  failMode: 'local' | 'open' | 'closed';
-  onStoreError: ((event: StoreErrorEvent) => unknown) | undefined;
-  warn: (code: string, message: string) => void;
+  warn: Warn;
 }
 
 const OWN_KEYS = [
@@ -50,7 +53,6 @@ const OWN_KEYS = [
   'skipFailedRequests',
   'skipSuccessfulRequests',
   'requestWasSuccessful',
-  'onWarning',
 ] as const;
 /** Handed to createLimiter unchanged; it validates them. */
 /**
@@ -64,37 +66,36 @@ export function parseHttpOptions<Req, Res, Handler>(
 ): HttpConfig<Req, Res, Handler> {
   const raw = requireObject(where, options);
   rejectUnknownKeys(where, raw, [...OWN_KEYS, ...LIMITER_KEYS, ...adapterKeys]);
-  const limiter = buildLimiter<Req>(where, raw);
-  const onWarning = optionalFunction<(w: FloodgateWarning) => void>(where, raw, 'onWarning') ?? consoleWarning;
-  const warn = onceWarner(onWarning);
-  if (claimStorePrefix(limiter.store, limiter.prefix)) {
+  const limiterConfig = parseLimiterOptions<Req>(limiterOptions(where, raw));
+  const warn = onceWarner(limiterConfig.onWarning ?? consoleWarning);
+  const engine = new LimiterEngine(limiterConfig, warn);
+  if (claimStorePrefix(engine.store, engine.prefix)) {
     warn(
       WarningCode.storeReuse,
-      `another middleware instance already counts in the same store under prefix "${limiter.prefix}": requests passing both are counted twice; give each instance its own prefix`,
+      `another middleware instance already counts in the same store under prefix "${engine.prefix}": requests passing both are counted twice; give each instance its own prefix`,
     );
   }
+  const allowList = parseAllowList<Req>(where, raw.allowList);
   return {
-    limiter,
-    clock: optionalFunction<() => number>(where, raw, 'clock') ?? Date.now,
+    engine,
+    limiter: limiterOf(engine),
+    failMode: limiterConfig.resilience.failMode,
     cost: optionalFunction(where, raw, 'cost'),
     skip: optionalFunction(where, raw, 'skip'),
-    allowed: parseAllowList<Req>(where, raw.allowList),
-    ...parseHeaderModes(where, raw),
+    allowed: allowList?.allowed,
+    allowedByIp: allowList?.byIp === true,
+    modes: parseHeaderModes(where, raw),
     statusCode: raw.statusCode === undefined ? 429 : statusOption(`${where}.statusCode`, raw.statusCode),
     message: parseMessage<Req>(where, raw.message),
     handler: optionalFunction<Handler>(where, raw, 'handler'),
     maxDelay: raw.maxDelay === undefined ? undefined : timerOption(`${where}.maxDelay`, raw.maxDelay, 0),
     ...parseOutcomeOptions<Req, Res>(where, raw),
-    failMode:
-      raw.failMode === undefined
-        ? 'local'
-        : oneOfOption(`${where}.failMode`, raw.failMode, ['local', 'open', 'closed']),
-    onStoreError: optionalFunction(where, raw, 'onStoreError'),
     warn,
   };
 }
 
-function buildLimiter<Req>(where: string, raw: Record<string, unknown>): Limiter<Req> {
+/** createLimiter's options out of the middleware's: the short form becomes one `ip` layer. */
+function limiterOptions(where: string, raw: Record<string, unknown>): LimiterOptions<unknown> {
   const short = raw.limit !== undefined || raw.window !== undefined;
   if (short && raw.limits !== undefined) {
     throw new InvalidOptionTypeError(
@@ -107,19 +108,25 @@ function buildLimiter<Req>(where: string, raw: Record<string, unknown>): Limiter
   const passed: Record<string, unknown> = {};
   for (const key of LIMITER_KEYS) if (raw[key] !== undefined) passed[key] = raw[key];
   if (short) passed.limits = [shortFormRule(where, raw.limit, raw.window)];
-  return createLimiter(passed as unknown as Parameters<typeof createLimiter<Req>>[0]);
+  return passed as unknown as LimiterOptions<unknown>;
 }
 
-function parseAllowList<Req>(where: string, value: unknown): HttpConfig<Req>['allowed'] {
+function parseAllowList<Req>(
+  where: string,
+  value: unknown,
+): { allowed: NonNullable<HttpConfig<Req>['allowed']>; byIp: boolean } | undefined {
   if (value === undefined) return undefined;
-  if (typeof value === 'function') return (req) => (value as (req: Req) => MaybeAsync<boolean>)(req);
+  if (typeof value === 'function') {
+    const allowed = value as (req: Req) => MaybeAsync<boolean>;
+    return { allowed: (req) => allowed(req), byIp: false };
+  }
   if (!Array.isArray(value)) {
     throw new InvalidOptionTypeError(
       `${where}.allowList must be an array of IPs/CIDRs or a function, got ${show(value)}`,
     );
   }
   const matches = ipMatcher(`${where}.allowList`, value);
-  return (_req, ip) => matches(ip);
+  return { allowed: (_req, ip) => matches(ip), byIp: true };
 }
 
 function statusOption(name: string, value: unknown): number {

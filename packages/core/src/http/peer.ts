@@ -11,27 +11,36 @@ export interface ConnInfoLike {
 export interface PeerConfig<Req> {
   trust: ProxyTrust;
   /** The client address: the peer (from `getConnInfo`, else `socketAddress`), walked back through trusted proxies. */
-  clientIp(req: Req, socketAddress: () => unknown, forwardedFor: string | undefined): string | undefined;
+  clientIp(req: Req): string | undefined;
+}
+
+/** Where the adapter finds the socket's peer and X-Forwarded-For when `getConnInfo` is not given. */
+export interface PeerSources<Req> {
+  socketAddress(req: Req): unknown;
+  forwardedFor(req: Req): string | undefined;
 }
 
 /** Validates `getConnInfo` and `trustProxy` once; other keys of `options` are left to parseHttpOptions. */
-export function parsePeerOptions<Req>(where: string, options: unknown): PeerConfig<Req> {
+export function parsePeerOptions<Req>(where: string, options: unknown, sources: PeerSources<Req>): PeerConfig<Req> {
   const raw = requireObject(where, options);
   const getConnInfo =
     raw.getConnInfo === undefined
       ? undefined
       : functionOption<(req: Req) => ConnInfoLike>(`${where}.getConnInfo`, raw.getConnInfo);
   const resolver = clientIpResolver(`${where}.trustProxy`, raw.trustProxy);
-  const peerOf = (req: Req, socketAddress: () => unknown): string | undefined => {
+  const peerOf = (req: Req): string | undefined => {
     try {
-      const address = getConnInfo === undefined ? socketAddress() : getConnInfo(req).remote.address;
+      const address = getConnInfo === undefined ? sources.socketAddress(req) : getConnInfo(req).remote.address;
       return typeof address === 'string' && address !== '' ? address : undefined;
     } catch {
       return undefined;
     }
   };
+  const untrusting = resolver.trust === 'none';
   return {
     trust: resolver.trust,
-    clientIp: (req, socketAddress, forwardedFor) => resolver.resolve(peerOf(req, socketAddress), forwardedFor),
+    clientIp: untrusting
+      ? peerOf
+      : (req) => resolver.resolve(peerOf(req), sources.forwardedFor(req)),
   };
 }

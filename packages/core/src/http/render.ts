@@ -1,40 +1,60 @@
-import { headersFor } from '../headers/build-headers';
+import { isThenable } from '../thenable';
 import { deniedStatus, negotiateProblem } from '../problem';
 import type { Decision } from '../decision';
+import type { MaybePromise } from '../thenable';
 import type { HttpConfig } from './options';
 
-/** The rate-limit headers for a decision, per the middleware's header modes. */
-export function renderHeaders(config: HttpConfig<never, never, unknown>, decision: Decision): Record<string, string> {
-  return headersFor(decision, config, config.clock());
+/** A denied request as the adapter answers it; its headers are already set. */
+export class Denial {
+  constructor(
+    readonly status: number,
+    readonly decision: Decision,
+    /** Undefined when the user's `handler` answers instead. */
+    readonly body: { readonly contentType: string; readonly text: string } | undefined,
+  ) {}
 }
 
 /**
- * Status, headers and body of a denied request: 503 when the store was unavailable, else the
- * `statusCode` option; the body from `message`, else RFC 9457 problem details negotiated on
- * `Accept`. No body when the user's `handler` will answer.
+ * Status and body of a denied request: 503 when the store was unavailable, else the `statusCode`
+ * option; the body from `message`, else RFC 9457 problem details negotiated on `Accept`. No body
+ * when the user's `handler` will answer.
  */
-export async function renderDenial<Req>(
+export function renderDenial<Req>(
   config: HttpConfig<Req, never, unknown>,
   req: Req,
   accept: string | undefined,
   decision: Decision,
-) {
-  const headers = renderHeaders(config as HttpConfig<never, never, unknown>, decision);
+): MaybePromise<Denial> {
   const status = deniedStatus(decision, config.statusCode);
-  if (config.handler !== undefined) return { status, headers };
-  const custom = config.message === undefined ? undefined : await messageBody(config, req, decision);
-  if (custom !== undefined) return { status, headers, body: custom };
-  const problem = negotiateProblem(accept, decision, config.statusCode);
-  return { status, headers, body: { contentType: problem.contentType, text: problem.body } };
+  if (config.handler !== undefined) return new Denial(status, decision, undefined);
+  if (config.message === undefined) return problemDenial(status, accept, decision, config.statusCode);
+  let message: unknown;
+  try {
+    message = config.message(req, decision);
+  } catch {
+    return problemDenial(status, accept, decision, config.statusCode);
+  }
+  if (!isThenable(message)) return messageDenial(status, message, accept, decision, config.statusCode);
+  return Promise.resolve(message).then(
+    (value) => messageDenial(status, value, accept, decision, config.statusCode),
+    // A message function that fails still leaves the client a proper 429, with the default body.
+    () => problemDenial(status, accept, decision, config.statusCode),
+  );
 }
 
-async function messageBody<Req>(config: HttpConfig<Req, never, unknown>, req: Req, decision: Decision) {
+function messageDenial(status: number, message: unknown, accept: string | undefined, decision: Decision, statusCode: number): Denial {
+  if (typeof message === 'string') return new Denial(status, decision, { contentType: 'text/plain; charset=utf-8', text: message });
+  let text: string | undefined;
   try {
-    const message = await config.message?.(req, decision);
-    if (typeof message === 'string') return { contentType: 'text/plain; charset=utf-8', text: message };
-    return { contentType: 'application/json; charset=utf-8', text: JSON.stringify(message) };
+    text = JSON.stringify(message);
   } catch {
-    // A message function that fails still leaves the client a proper 429, with the default body.
-    return undefined;
+    text = undefined;
   }
+  if (text === undefined) return problemDenial(status, accept, decision, statusCode);
+  return new Denial(status, decision, { contentType: 'application/json; charset=utf-8', text });
+}
+
+function problemDenial(status: number, accept: string | undefined, decision: Decision, statusCode: number): Denial {
+  const problem = negotiateProblem(accept, decision, statusCode);
+  return new Denial(status, decision, { contentType: problem.contentType, text: problem.body });
 }

@@ -1,15 +1,9 @@
 import type { Duration } from '../duration';
-import type { StandardHeaders } from '../headers/build-headers';
+import type { StandardHeaders } from '../headers';
 import type { Decision } from '../decision';
 import type { LimiterOptions, LimitRule } from '../limiter';
 import type { Store } from '../store';
-
-/** A misconfiguration noticed at run time; each code is reported once per middleware instance. */
-export interface FloodgateWarning {
-  /** Stable: `WARN_FLOODGATE_…`. */
-  code: string;
-  message: string;
-}
+import type { FloodgateWarning } from '../warnings';
 
 /** The decision a handler can read (`req.rateLimit`, `request.rateLimit`, `c.get('rateLimit')`). */
 export type RateLimitInfo = Decision & {

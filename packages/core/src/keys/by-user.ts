@@ -1,5 +1,6 @@
 import { show } from '../errors';
 import { functionOption } from '../validate';
+import { isThenable } from '../thenable';
 import type { KeyFunction } from './context';
 
 /** What a byUser function may return: null, undefined and `''` mean "anonymous". */
@@ -14,8 +15,9 @@ export type UserId = string | number | null | undefined;
  */
 export function byUser<Req>(fn: (req: Req) => UserId | Promise<UserId>): KeyFunction<Req> {
   const userId = functionOption<(req: Req) => UserId | Promise<UserId>>('byUser.fn', fn);
-  return async function byUserKey(ctx) {
-    return userKey(await userId(ctx.req));
+  return function byUserKey(ctx) {
+    const id = userId(ctx.req);
+    return isThenable(id) ? Promise.resolve(id).then(userKey) : userKey(id);
   };
 }
 

@@ -1,3 +1,4 @@
+import { isThenable } from '../thenable';
 import type { BreakerChange } from './breaker';
 import type { DecisionEvent, LimiterEvents, StoreErrorEvent } from './options';
 
@@ -41,12 +42,4 @@ export function safeEvents(hooks: LimiterEvents): SafeEvents {
     storeError: (event) => call('onStoreError', event),
     breakerChange: (change) => call('onBreakerChange', change),
   };
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }

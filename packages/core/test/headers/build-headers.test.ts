@@ -67,11 +67,14 @@ describe('buildHeaders on denied decisions', () => {
     [1000, '1'],
     [1001, '2'],
     [59_999, '60'],
-    [0, '1'],
   ])('Retry-After for %i ms is %s', (ms, seconds) => {
     expect(buildHeaders(denied(ms), { standardHeaders: false, legacyHeaders: false, now: NOW })).toEqual({
       'Retry-After': seconds,
     });
+  });
+
+  it('sends no Retry-After for a refusal that no wait can cure (retryAfter 0)', () => {
+    expect(buildHeaders(denied(0), { standardHeaders: false, legacyHeaders: false, now: NOW })).toEqual({});
   });
 
   it('advertises the reset of a denied layer as its Retry-After, not its full replenishment', () => {

@@ -1,34 +1,76 @@
 import { describe, expect, it } from 'vitest';
 import {
+  ABORTED,
   concurrency,
-  createGate,
+  Denial,
   fixedWindow,
+  Gate,
+  isThenable,
   leakyBucket,
+  LimiterDecision,
   MAX_TIMER_MS,
   MemoryStore,
   parseHttpOptions,
   WarningCode,
 } from '@floodgate/core';
-import type { FloodgateWarning, HttpExchange, StoreErrorEvent } from '@floodgate/core';
+import type { FloodgateWarning, GateResult, HttpDriver, StoreErrorEvent } from '@floodgate/core';
 
 const T0 = Date.UTC(2026, 0, 1);
 
-function exchange(overrides: Partial<HttpExchange<object, object>> = {}): HttpExchange<object, object> {
-  return {
-    req: {},
-    res: {},
-    ip: '203.0.113.7',
-    header: () => undefined,
-    trust: 'none',
-    trustHint: 'trust',
-    ...overrides,
+interface FakeRequest {
+  ip?: string | undefined;
+  headers?: Record<string, string>;
+  ok?: boolean;
+}
+
+interface FakeResponse {
+  headers: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+const driver: HttpDriver<FakeRequest, FakeResponse> = {
+  header: (req, name) => req.headers?.[name],
+  ip: (req) => req.ip,
+  setHeader(res, name, value) {
+    res.headers[name] = value;
+  },
+  trust: () => 'none',
+  trustHint: 'trust',
+  abortSignal: (_req, res) => res.signal,
+};
+
+/** What the adapter would do with the gate's answer, as a plain object to assert on. */
+type Verdict =
+  | { action: 'next'; headers: Record<string, string>; info: LimiterDecision | undefined; finish(status?: number): void }
+  | { action: 'deny'; status: number; headers: Record<string, string>; decision: Denial['decision']; body: Denial['body'] }
+  | { action: 'aborted' };
+
+function verdictOf(gate: Gate<FakeRequest, FakeResponse>, req: FakeRequest, res: FakeResponse, result: GateResult): Verdict {
+  if (result === ABORTED) return { action: 'aborted' };
+  if (result instanceof Denial) {
+    return { action: 'deny', status: result.status, headers: res.headers, decision: result.decision, body: result.body };
+  }
+  const finish = (status?: number) => {
+    if (result !== undefined) gate.finish(result, req, res, status);
   };
+  return { action: 'next', headers: res.headers, info: result, finish };
+}
+
+interface Exchange {
+  req?: FakeRequest;
+  signal?: AbortSignal;
 }
 
 const frozen = () => T0;
 
 function gateFor(options: Record<string, unknown>) {
-  return createGate(parseHttpOptions<object, object, never>('test', { clock: frozen, ...options }));
+  const gate = new Gate(parseHttpOptions<FakeRequest, FakeResponse, never>('test', { clock: frozen, ...options }), driver);
+  return async (exchange: Exchange = {}): Promise<Verdict> => {
+    const req = exchange.req ?? { ip: '203.0.113.7' };
+    const res: FakeResponse = exchange.signal === undefined ? { headers: {} } : { headers: {}, signal: exchange.signal };
+    const result = gate.check(req, res);
+    return verdictOf(gate, req, res, isThenable(result) ? await result : result);
+  };
 }
 
 /** A MemoryStore that counts refunds and lets a test wait for the n-th. */
@@ -52,9 +94,9 @@ describe('the request plan', () => {
   it('counts requests without an IP under byIp’s fallback key and says so once', async () => {
     const warnings: FloodgateWarning[] = [];
     const check = gateFor({ limit: 1, window: '1m', onWarning: (w: FloodgateWarning) => warnings.push(w) });
-    expect((await check(exchange({ ip: undefined }))).action).toBe('next');
-    expect((await check(exchange({ ip: undefined }))).action).toBe('deny');
-    expect((await check(exchange())).action).toBe('next');
+    expect((await check({ req: { ip: undefined } })).action).toBe('next');
+    expect((await check({ req: { ip: undefined } })).action).toBe('deny');
+    expect((await check()).action).toBe('next');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ code: WarningCode.undefinedIp });
     expect(warnings[0]?.message).toMatch(/fallback key \(default 'unknown'/);
@@ -62,10 +104,17 @@ describe('the request plan', () => {
 
   it('a throwing warning sink and a throwing onStoreError never reach the request', async () => {
     const seen: StoreErrorEvent[] = [];
+    const broken = {
+      local: true,
+      consume: () => {
+        throw new Error('broken store');
+      },
+      refund: async () => {},
+    };
     const check = gateFor({
       limit: 1,
       window: '1m',
-      cost: () => 'two',
+      store: broken,
       onWarning: () => {
         throw new Error('sink');
       },
@@ -74,51 +123,60 @@ describe('the request plan', () => {
         throw new Error('hook');
       },
     });
-    const verdict = await check(exchange({ ip: undefined }));
-    expect(verdict).toMatchObject({ action: 'next', headers: {}, info: undefined });
-    expect(seen.map((event) => [(event.error as { code?: string }).code, event.operation])).toEqual([
-      ['ERR_FLOODGATE_INVALID_COST', 'consume'],
-    ]);
+    expect(await check({ req: { ip: undefined } })).toMatchObject({ action: 'next', headers: {}, info: undefined });
+    expect(seen.map((event) => [String(event.error), event.operation])).toEqual([['Error: broken store', 'consume']]);
   });
 
   it.each([
-    [
-      'throws',
-      () => {
-        throw new Error('no cost');
-      },
-    ],
-    [
-      'rejects',
-      async () => {
-        throw new Error('no cost');
-      },
-    ],
-  ])('a cost() that %s follows failMode and goes to onStoreError, never to the request', async (_how, cost) => {
-    const seen: StoreErrorEvent[] = [];
-    const onStoreError = (event: StoreErrorEvent) => seen.push(event);
-    const open = gateFor({ limit: 1, window: '1m', cost, onStoreError, prefix: 'cost-open' });
-    expect(await open(exchange())).toMatchObject({ action: 'next', headers: {}, info: undefined });
-    const closed = gateFor({ limit: 1, window: '1m', cost, onStoreError, failMode: 'closed', prefix: 'cost-closed' });
-    expect(await closed(exchange())).toMatchObject({ action: 'deny', status: 503, headers: { 'Retry-After': '1' } });
-    expect(seen.map((event) => [String(event.error), event.operation])).toEqual([
-      ['Error: no cost', 'consume'],
-      ['Error: no cost', 'consume'],
-    ]);
+    ['throws', () => {
+      throw new Error('no cost');
+    }, /threw no cost/],
+    ['rejects', async () => {
+      throw new Error('no cost');
+    }, /threw no cost/],
+    ['returns NaN', () => Number.NaN, /returned NaN/],
+    ['returns -1', () => -1, /returned -1/],
+    ['returns 1.5', () => 1.5, /returned 1.5/],
+    ['returns Infinity', () => Number.POSITIVE_INFINITY, /returned Infinity/],
+    ["returns ''", () => '', /returned ""/],
+    ['returns a value above what the layer can ever grant', () => 4, /cost 4 exceeds what rule "ip"/],
+  ])('a cost() that %s is refused whatever the failMode, without Retry-After, reported once', async (_how, cost, reason) => {
+    for (const failMode of ['local', 'open', 'closed'] as const) {
+      const seen: StoreErrorEvent[] = [];
+      const warnings: FloodgateWarning[] = [];
+      const check = gateFor({
+        limit: 3,
+        window: '1m',
+        cost,
+        failMode,
+        onStoreError: (event: StoreErrorEvent) => seen.push(event),
+        onWarning: (warning: FloodgateWarning) => warnings.push(warning),
+        prefix: `cost-${failMode}`,
+      });
+      for (let i = 0; i < 3; i++) {
+        const verdict = await check();
+        expect(verdict).toMatchObject({ action: 'deny', status: 429, decision: { allowed: false, retryAfter: 0 } });
+        expect(verdict.action === 'deny' && verdict.headers).toEqual({});
+        expect(verdict.action === 'deny' && verdict.body?.text).toMatch(/Retrying it will not help/);
+      }
+      expect(seen).toEqual([]);
+      expect(warnings.map((warning) => warning.code)).toEqual([WarningCode.invalidCost]);
+      expect(warnings[0]?.message).toMatch(reason);
+    }
   });
 
   it('finish releases a concurrency slot exactly once', async () => {
     const store = new MemoryStore({ clock: frozen });
     const limits = [{ name: 'slots', key: () => 'k', algorithm: concurrency({ max: 1 }) }];
     const check = gateFor({ limits, store, prefix: 'once' });
-    const first = await check(exchange());
+    const first = await check();
     if (first.action !== 'next') throw new Error('expected the first request to pass');
-    expect((await check(exchange())).action).toBe('deny');
+    expect((await check()).action).toBe('deny');
     first.finish(200);
     first.finish(undefined);
     await first.info?.release?.();
-    expect((await check(exchange())).action).toBe('next');
-    expect((await check(exchange())).action).toBe('deny');
+    expect((await check()).action).toBe('next');
+    expect((await check()).action).toBe('deny');
   });
 
   it('a client that leaves during the shaping wait gets its unit back and leaves no timer', async () => {
@@ -127,7 +185,7 @@ describe('the request plan', () => {
       { name: 'shape', key: () => 'k', algorithm: leakyBucket({ capacity: 2, leakRate: 1, mode: 'shaping' }) },
     ];
     const check = gateFor({ limits, store, prefix: 'shape' });
-    expect((await check(exchange())).action).toBe('next');
+    expect((await check()).action).toBe('next');
     const { process: node, setImmediate } = globalThis as unknown as {
       process: { getActiveResourcesInfo(): string[] };
       setImmediate(callback: () => void): void;
@@ -135,12 +193,12 @@ describe('the request plan', () => {
     const timers = () => node.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
     const before = timers();
     const gone = new AbortController();
-    const waiting = check(exchange({ signal: gone.signal }));
+    const waiting = check({ signal: gone.signal });
     while (timers() === before) await new Promise<void>((resolve) => setImmediate(resolve));
     gone.abort();
     expect(await waiting).toEqual({ action: 'aborted' });
     expect(timers()).toBe(before);
-    const again = await check(exchange());
+    const again = await check();
     expect(again.action === 'next' && again.info?.delay).toBe(1000);
   });
 
@@ -155,8 +213,8 @@ describe('the request plan', () => {
       store,
       cost: () => costs.shift(),
     });
-    expect((await check(exchange())).action).toBe('next');
-    const verdict = await check(exchange());
+    expect((await check()).action).toBe('next');
+    const verdict = await check();
     expect(verdict).toMatchObject({ action: 'deny', status: 429, decision: { allowed: false, delay: 0 } });
     expect(verdict.action === 'deny' && verdict.decision.retryAfter).toBe(3_000_000_000 - MAX_TIMER_MS);
   });
@@ -187,7 +245,7 @@ describe('the request plan', () => {
     const check = gateFor({ limits, store, prefix: 'outcome', ...option });
     // A response that finished with `status` (undefined: the client left first); 'ok' marks the request.
     const respond = async (status: number | 'ok' | undefined) => {
-      const verdict = await check(exchange({ req: { ok: status === 'ok' } }));
+      const verdict = await check({ req: { ip: '203.0.113.7', ok: status === 'ok' } });
       if (verdict.action !== 'next') throw new Error(`expected to pass, got ${verdict.action}`);
       verdict.finish(status === 'ok' ? 200 : status);
       verdict.finish(status === 'ok' ? 200 : status);
@@ -197,7 +255,7 @@ describe('the request plan', () => {
     await store.refunded(refunded.length);
     // One more request whose refund is awaited, so a stray refund from `kept` would have landed.
     expect(store.refunds).toBe(refunded.length);
-    const last = await check(exchange({ req: {} }));
+    const last = await check();
     expect(last.action === 'next' && last.info?.remaining).toBe(100 - kept.length - 1);
   });
 
@@ -206,14 +264,12 @@ describe('the request plan', () => {
     const clock = () => now;
     const store = new RefundCountingStore({ clock });
     const limits = [{ name: 'ip', key: () => 'k', algorithm: fixedWindow({ limit: 1, window: '1m' }) }];
-    const check = createGate(
-      parseHttpOptions<object, object, never>('t', { limits, store, clock, skipFailedRequests: true }),
-    );
-    const first = await check(exchange());
+    const check = gateFor({ limits, store, clock, skipFailedRequests: true });
+    const first = await check();
     now = T0 + 60_000;
     if (first.action === 'next') first.finish(500);
     await store.refunded(1);
-    expect((await check(exchange())).action).toBe('next');
-    expect((await check(exchange())).action).toBe('deny');
+    expect((await check()).action).toBe('next');
+    expect((await check()).action).toBe('deny');
   });
 });

@@ -1,0 +1,88 @@
+import { bindingIndex } from './decision';
+import type { Decision, LayerResult } from './decision';
+import type { LayerCall } from './store';
+
+/** Where a decision sends the units it gives back: its limiter. */
+export interface RefundTarget {
+  /** Gives `cost` units back on `calls`' keys; never rejects (failures go to the limiter's hooks). */
+  refundLater(calls: readonly LayerCall[], cost: number): Promise<void>;
+}
+
+/**
+ * The Decision the limiter hands out, which is also what the middleware exposes as
+ * `req.rateLimit`: the layers' numbers plus `cost` and `refund(n)`. One object per request; the
+ * keys it was charged under stay inside it, so a refund needs no second key lookup.
+ */
+export class LimiterDecision implements Decision {
+  allowed: boolean;
+  limit = 0;
+  remaining = 0;
+  resetAt = 0;
+  retryAfter = 0;
+  delay = 0;
+  rule: string | undefined = undefined;
+  results: LayerResult[];
+  degraded: boolean;
+  unavailable?: boolean | undefined = undefined;
+  release?: (() => Promise<void>) | undefined = undefined;
+  /** Units charged for this request. */
+  readonly cost: number;
+  readonly #calls: readonly LayerCall[];
+  readonly #target: RefundTarget | undefined;
+  #owner: object | undefined;
+  #finished = false;
+
+  constructor(
+    results: LayerResult[],
+    degraded: boolean,
+    cost: number,
+    calls: readonly LayerCall[],
+    target: RefundTarget | undefined,
+  ) {
+    let allowed = true;
+    for (let i = 0; i < results.length; i++) if (!(results[i] as LayerResult).allowed) allowed = false;
+    this.allowed = allowed;
+    this.results = results;
+    this.degraded = degraded;
+    this.cost = cost;
+    this.#calls = calls;
+    this.#target = target;
+    const binding = results[bindingIndex(results, allowed)];
+    if (binding === undefined) return;
+    this.limit = binding.limit;
+    this.remaining = binding.remaining;
+    this.resetAt = binding.resetAt;
+    this.rule = binding.rule;
+    for (let i = 0; i < results.length; i++) {
+      const result = results[i] as LayerResult;
+      if (allowed) this.delay = Math.max(this.delay, result.delay);
+      else this.retryAfter = Math.max(this.retryAfter, result.retryAfter);
+    }
+  }
+
+  /** The store calls this decision was charged with (empty when no layer applied). */
+  get calls(): readonly LayerCall[] {
+    return this.#calls;
+  }
+
+  /** Gives `n` units back (default: the whole cost), e.g. once the real cost is known. Never throws. */
+  refund(n: number = this.cost): Promise<void> {
+    return this.#target === undefined ? Promise.resolve() : this.#target.refundLater(this.#calls, n);
+  }
+
+  /** Marks the decision as handed out by `owner` (a middleware instance). */
+  claim(owner: object): void {
+    this.#owner = owner;
+  }
+
+  ownedBy(owner: object): boolean {
+    return this.#owner === owner;
+  }
+
+  /** True the first time only: the after-response work runs once per request. */
+  finishOnce(): boolean {
+    if (this.#finished) return false;
+    this.#finished = true;
+    return true;
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * Ids for the requests whose layers store something per request (sliding log entries,
+ * concurrency leases): a random prefix drawn once per process, then a counter. Unique across
+ * processes sharing a store, and far cheaper per request than a UUID.
+ */
+const PREFIX = Array.from(crypto.getRandomValues(new Uint32Array(2)), (n) => n.toString(36)).join('');
+let counter = 0;
+
+export function nextRequestId(): string {
+  counter = counter === Number.MAX_SAFE_INTEGER ? 1 : counter + 1;
+  return `${PREFIX}.${counter.toString(36)}`;
+}
