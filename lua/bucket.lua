@@ -6,44 +6,54 @@
   A request of cost n adds n * units_per_cost units; it is admitted while the level stays within
   capacity. drain_per_ms units leave every millisecond.
 ]]
+--- @include "helpers"
+local bucket_engine
 
--- The level at now. A clock that went backwards drains nothing: the level stays pinned at `at`
--- (an empty bucket has nothing to pin).
-local function bucket_drained(level, at, now, drain)
-  if level == nil or at == nil or level == 0 then return 0, now end
-  local elapsed = now - at
-  if elapsed <= 0 then return level, at end
-  if elapsed >= math.ceil(level / drain) then return 0, now end
-  return level - elapsed * drain, now
-end
+-- Defined on first use, like an algorithm: the three bucket algorithms share it.
+local function load_bucket()
+  if bucket_engine then return bucket_engine end
 
-local function bucket_decide(key, now, cost, p, shaping)
-  local limit, capacity, units_per_cost, drain = p[1], p[2], p[3], p[4]
-  local stored = hash_numbers(key, 'level', 'at')
-  local level, at = bucket_drained(stored[1], stored[2], now, drain)
-  local added = cost * units_per_cost
-  local allowed = level + added <= capacity
-  local ahead = at - now
-  local new_level, retry_after, delay = level, 0, 0
-  if allowed then
-    new_level = level + added
-    if shaping then delay = ahead + math.ceil(level / drain) end
-  else
-    retry_after = ahead + math.ceil((level + added - capacity) / drain)
+  -- The level at now. A clock that went backwards drains nothing: the level stays pinned at `at`
+  -- (an empty bucket has nothing to pin).
+  local function drained(level, at, now, drain)
+    if level == nil or at == nil or level == 0 then return 0, now end
+    local elapsed = now - at
+    if elapsed <= 0 then return level, at end
+    if elapsed >= math.ceil(level / drain) then return 0, now end
+    return level - elapsed * drain, now
   end
-  local reset_at = at + math.ceil(new_level / drain)
-  local remaining = math.floor((capacity - new_level) / units_per_cost)
-  local outcome = { allowed and 1 or 0, limit, remaining, reset_at, retry_after, delay }
-  return outcome, function()
-    redis.call('HSET', key, 'level', new_level, 'at', at)
-    redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
-  end
-end
 
--- The key keeps its TTL: a lower level drains sooner than the expiry already set.
-local function bucket_refund(key, now, cost, p)
-  local stored = hash_numbers(key, 'level', 'at')
-  if stored[1] == nil or stored[2] == nil then return end
-  local level, at = bucket_drained(stored[1], stored[2], now, p[4])
-  redis.call('HSET', key, 'level', math.max(0, level - cost * p[3]), 'at', at)
+  local function decide(key, now, cost, p, shaping)
+    local limit, capacity, units_per_cost, drain = p[1], p[2], p[3], p[4]
+    local stored = hash_numbers(key, 'level', 'at')
+    local level, at = drained(stored[1], stored[2], now, drain)
+    local added = cost * units_per_cost
+    local allowed = level + added <= capacity
+    local ahead = at - now
+    local new_level, retry_after, delay = level, 0, 0
+    if allowed then
+      new_level = level + added
+      if shaping then delay = ahead + math.ceil(level / drain) end
+    else
+      retry_after = ahead + math.ceil((level + added - capacity) / drain)
+    end
+    local reset_at = at + math.ceil(new_level / drain)
+    local remaining = math.floor((capacity - new_level) / units_per_cost)
+    local outcome = { allowed and 1 or 0, limit, remaining, reset_at, retry_after, delay }
+    return outcome, function()
+      redis.call('HSET', key, 'level', new_level, 'at', at)
+      redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
+    end
+  end
+
+  -- The key keeps its TTL: a lower level drains sooner than the expiry already set.
+  local function refund(key, now, cost, p)
+    local stored = hash_numbers(key, 'level', 'at')
+    if stored[1] == nil or stored[2] == nil then return end
+    local level, at = drained(stored[1], stored[2], now, p[4])
+    redis.call('HSET', key, 'level', math.max(0, level - cost * p[3]), 'at', at)
+  end
+
+  bucket_engine = { decide = decide, refund = refund }
+  return bucket_engine
 end

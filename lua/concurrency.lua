@@ -6,50 +6,62 @@
   refund releases the leases of the request id. Leases with score <= now have expired; scores are
   integers, so the live ones are those >= now + 1.
 ]]
-
--- The latest live expiry among leases other than `skip` (members this request renews), or nil.
-local function concurrency_latest(key, now, skip, skipped)
-  local top = redis.call('ZREVRANGEBYSCORE', key, '+inf', now + 1, 'WITHSCORES', 'LIMIT', 0, skipped + 1)
-  for i = 1, #top, 2 do
-    if not skip[top[i]] then return tonumber(top[i + 1]) end
+--- @include "helpers"
+NPARAMS.concurrency = 2
+LOADERS.concurrency = function()
+  -- A lease expiry as stored; one no lease can have written resets the key (see hash_numbers).
+  local function expiry(key, raw)
+    if raw == nil then return nil end
+    local score = stored_number(raw)
+    if score == nil then reset_key(key) end
+    return score
   end
-  return nil
-end
 
-ALGORITHMS.concurrency = {
-  nparams = 2,
-  decide = function(key, now, cost, id, p)
-    local max, lease = p[1], p[2]
-    local count = redis.call('ZCOUNT', key, now + 1, '+inf')
-    local allowed = count + cost <= max
-    local used, retry_after, skip, skipped = count, 0, {}, 0
-    if allowed then
-      -- Re-using a request id renews its leases rather than adding more.
-      local renewed = 0
-      for i = 0, cost - 1 do
-        local member = id .. ':' .. i
-        skip[member], skipped = true, skipped + 1
-        local score = tonumber(redis.call('ZSCORE', key, member))
-        if score ~= nil and score > now then renewed = renewed + 1 end
+  -- The latest live expiry among leases other than `skip` (members this request renews), or nil.
+  local function latest_expiry(key, now, skip, skipped)
+    local top = redis.call('ZREVRANGEBYSCORE', key, '+inf', now + 1, 'WITHSCORES', 'LIMIT', 0, skipped + 1)
+    for i = 1, #top, 2 do
+      if not skip[top[i]] then return expiry(key, top[i + 1]) end
+    end
+    return nil
+  end
+
+  return {
+    decide = function(key, now, cost, id, p)
+      local max, lease = p[1], p[2]
+      local count = zcount_from(key, now + 1)
+      local allowed = count + cost <= max
+      local used, retry_after, skip, skipped = count, 0, {}, 0
+      if allowed then
+        -- Re-using a request id renews its leases rather than adding more.
+        local renewed = 0
+        for i = 0, cost - 1 do
+          local member = id .. ':' .. i
+          skip[member], skipped = true, skipped + 1
+          local score = tonumber(redis.call('ZSCORE', key, member))
+          if score ~= nil and score > now then renewed = renewed + 1 end
+        end
+        used = count + cost - renewed
+      else
+        -- The (count + cost - max)-th lease to expire is the last one that has to go.
+        local must_expire = redis.call('ZRANGEBYSCORE', key, now + 1, '+inf', 'WITHSCORES', 'LIMIT', count + cost - max - 1, 1)
+        -- A reset key is empty from the next call on; this one errs long.
+        retry_after = expiry(key, must_expire[2]) or (now + lease)
+        retry_after = retry_after - now
       end
-      used = count + cost - renewed
-    else
-      -- The (count + cost - max)-th lease to expire is the last one that has to go.
-      local must_expire = redis.call('ZRANGEBYSCORE', key, now + 1, '+inf', 'WITHSCORES', 'LIMIT', count + cost - max - 1, 1)
-      retry_after = tonumber(must_expire[2]) - now
-    end
-    local latest = concurrency_latest(key, now, skip, skipped)
-    if allowed and cost > 0 and (latest == nil or latest < now + lease) then latest = now + lease end
-    local reset_at = latest or now
-    local outcome = { allowed and 1 or 0, max, max - used, reset_at, retry_after, 0 }
-    return outcome, function()
-      redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-      zadd_members(key, now + lease, id, cost)
-      redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
-    end
-  end,
-  refund = function(key, now, cost, id, _)
-    redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-    zrem_members(key, id, cost)
-  end,
-}
+      local latest = latest_expiry(key, now, skip, skipped)
+      if allowed and cost > 0 and (latest == nil or latest < now + lease) then latest = now + lease end
+      local reset_at = latest or now
+      local outcome = { allowed and 1 or 0, max, max - used, reset_at, retry_after, 0 }
+      return outcome, function()
+        redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+        zadd_members(key, now + lease, id, cost)
+        redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
+      end
+    end,
+    refund = function(key, now, cost, id, _)
+      if type(redis.pcall('ZREMRANGEBYSCORE', key, '-inf', now)) == 'table' then return reset_key(key) end
+      zrem_members(key, id, cost)
+    end,
+  }
+end

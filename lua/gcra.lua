@@ -5,8 +5,12 @@
   KEY   hash { level, at } (see bucket.lua)
   p     { limit = burst + 1, (burst + 1) * units_per_cost, units_per_cost = period / g, drain_per_ms = rate / g }
 ]]
-ALGORITHMS.gcra = {
-  nparams = 4,
-  decide = function(key, now, cost, _, p) return bucket_decide(key, now, cost, p, false) end,
-  refund = function(key, now, cost, _, p) bucket_refund(key, now, cost, p) end,
-}
+--- @include "bucket"
+NPARAMS.gcra = 4
+LOADERS.gcra = function()
+  local bucket = load_bucket()
+  return {
+    decide = function(key, now, cost, _, p) return bucket.decide(key, now, cost, p, false) end,
+    refund = function(key, now, cost, _, p) bucket.refund(key, now, cost, p) end,
+  }
+end

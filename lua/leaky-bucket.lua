@@ -5,8 +5,12 @@
   KEY   hash { level, at } (see bucket.lua)
   p     { limit = capacity, capacity * units_per_cost, units_per_cost, drain_per_ms, shaping (0|1) }
 ]]
-ALGORITHMS.leakyBucket = {
-  nparams = 5,
-  decide = function(key, now, cost, _, p) return bucket_decide(key, now, cost, p, p[5] == 1) end,
-  refund = function(key, now, cost, _, p) bucket_refund(key, now, cost, p) end,
-}
+--- @include "bucket"
+NPARAMS.leakyBucket = 5
+LOADERS.leakyBucket = function()
+  local bucket = load_bucket()
+  return {
+    decide = function(key, now, cost, _, p) return bucket.decide(key, now, cost, p, p[5] == 1) end,
+    refund = function(key, now, cost, _, p) bucket.refund(key, now, cost, p) end,
+  }
+end

@@ -4,8 +4,12 @@
   KEY   hash { level, at } (see bucket.lua)
   p     { limit = capacity, capacity * units_per_cost, units_per_cost, drain_per_ms }
 ]]
-ALGORITHMS.tokenBucket = {
-  nparams = 4,
-  decide = function(key, now, cost, _, p) return bucket_decide(key, now, cost, p, false) end,
-  refund = function(key, now, cost, _, p) bucket_refund(key, now, cost, p) end,
-}
+--- @include "bucket"
+NPARAMS.tokenBucket = 4
+LOADERS.tokenBucket = function()
+  local bucket = load_bucket()
+  return {
+    decide = function(key, now, cost, _, p) return bucket.decide(key, now, cost, p, false) end,
+    refund = function(key, now, cost, _, p) bucket.refund(key, now, cost, p) end,
+  }
+end

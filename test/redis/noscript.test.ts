@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedWindow, StoreError } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
+import { SCRIPT_SOURCE } from '../../packages/redis/src/generated/lua.ts';
 import { startRedis } from '../helpers/redis-server.ts';
 import { connectClient, freshPrefix, layerKey } from './fixtures/client.ts';
 import { commandsSentBy } from './fixtures/monitor.ts';
@@ -67,17 +68,22 @@ describe("scripts: 'eval'", () => {
   });
 
   it('retries only on NOSCRIPT: any other error surfaces and EVAL is never sent', async () => {
-    const prefix = freshPrefix('wrongtype');
-    const store = new RedisStore({ client, prefix });
-    await store.consume([call], 'load');
-    await client.set(prefix + call.key, 'not a hash');
-    let failure: unknown;
-    const sent = await commandsSentBy(client, async () => {
-      failure = await store.consume([call], 'a').catch((error: unknown) => error);
-    });
-    expect(failure).toBeInstanceOf(StoreError);
-    expect(String(failure)).toMatch(/WRONGTYPE/);
-    expect(names(sent)).toEqual(['evalsha']);
+    // A user that may not write hashes: the script runs and fails at its first HSET.
+    await client.call('ACL', 'SETUSER', 'no-hset', 'on', 'nopass', '~*', '&*', '+@all', '-hset');
+    const limited = await connectClient(server.url, { username: 'no-hset', password: 'unused' });
+    try {
+      const store = new RedisStore({ client: limited, prefix: freshPrefix('no-hset') });
+      await client.script('LOAD', SCRIPT_SOURCE);
+      let failure: unknown;
+      const sent = await commandsSentBy(limited, async () => {
+        failure = await store.consume([call], 'a').catch((error: unknown) => error);
+      });
+      expect(failure).toBeInstanceOf(StoreError);
+      expect(String(failure)).toMatch(/^StoreError: Redis consume failed: .*can't run this command/);
+      expect(names(sent)).toEqual(['evalsha']);
+    } finally {
+      limited.disconnect();
+    }
   });
 });
 

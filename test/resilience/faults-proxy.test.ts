@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Decision } from '@floodgate/core';
+import type { RedisStore } from '@floodgate/redis';
 import { type FaultProxy, startFaultProxy } from '../helpers/fault-proxy.ts';
 import type { RedisServer } from '../helpers/redis-server.ts';
 import { chargedInRedis, ctxFor, freshPrefix, ipLimiter, ready, timed, usePerTestParts } from './support.ts';
@@ -14,6 +15,14 @@ async function proxied(): Promise<{ server: RedisServer; proxy: FaultProxy }> {
   return { server, proxy };
 }
 
+/**
+ * After its first consume RedisStore reads the eviction policy (CONFIG GET) off the request path;
+ * waiting for it keeps that reply from being the one a test drops.
+ */
+async function settled(limiter: { store: unknown }): Promise<void> {
+  await (limiter.store as RedisStore).checkEvictionPolicy();
+}
+
 describe('faults injected by a TCP proxy (reliability.md A6, A12)', () => {
   it('A6: a reply lost after Redis ran the script is decided at once (degraded) and charged once', async () => {
     const { server, proxy } = await proxied();
@@ -23,6 +32,7 @@ describe('faults injected by a TCP proxy (reliability.md A6, A12)', () => {
     const limiter = ipLimiter(client, prefix, { onStoreError: ({ error }: { error: unknown }) => errors.push(error) });
     // Loads the script first, so the reply dropped below is the EVALSHA's, not a NOSCRIPT.
     expect((await limiter.consume(ctxFor('warm-up'))).degraded).toBe(false);
+    await settled(limiter);
 
     const dropped = proxy.dropReplyOnce();
     const { decision, ms } = await timed(() => limiter.consume(ctxFor('lost')));
@@ -49,6 +59,7 @@ describe('faults injected by a TCP proxy (reliability.md A6, A12)', () => {
     const prefix = freshPrefix('lost-reply-resent');
     const limiter = ipLimiter(client, prefix);
     await limiter.consume(ctxFor('warm-up'));
+    await settled(limiter);
 
     const dropped = proxy.dropReplyOnce();
     const { decision, ms } = await timed(() => limiter.consume(ctxFor('lost')));
@@ -80,6 +91,7 @@ describe('faults injected by a TCP proxy (reliability.md A6, A12)', () => {
       onBreakerChange: ({ from, to }: { from: string; to: string }) => changes.push(`${from}->${to}`),
     });
     await limiter.consume(ctxFor('warm-up'));
+    await settled(limiter);
     const run = async (n: number) => {
       const results: { decision: Decision; ms: number }[] = [];
       for (let i = 0; i < n; i++) results.push(await timed(() => limiter.consume(ctxFor('198.51.100.12'))));

@@ -1,5 +1,8 @@
 import {
+  consoleWarning,
+  functionOption,
   InvalidOptionTypeError,
+  onceWarner,
   oneOfOption,
   rejectUnknownKeys,
   requireObject,
@@ -7,7 +10,7 @@ import {
   timerOption,
 } from '@floodgate/core';
 import type { Cluster, Redis } from 'ioredis';
-import type { Duration } from '@floodgate/core';
+import type { Duration, FloodgateWarning, Warn } from '@floodgate/core';
 
 /** Where `now` comes from: Redis `TIME` (default), this process' `Date.now()`, or your own function. */
 export type RedisStoreClock = 'server' | 'client' | (() => number);
@@ -26,6 +29,8 @@ export interface RedisStoreOptions {
   timeout?: Duration;
   /** Default `'eval'`. `'function'` loads a Redis Functions library (replicated to replicas) once. */
   scripts?: RedisStoreScripts;
+  /** Where run-time warnings go (each code once per store). Default `console.warn`. */
+  onWarning?: (warning: FloodgateWarning) => void;
 }
 
 /** The subset of an ioredis client the store uses; present on ioredis 5 and 6, Redis and Cluster. */
@@ -45,9 +50,10 @@ export interface RedisStoreConfig {
   clock: RedisStoreClock;
   timeout: number;
   scripts: RedisStoreScripts;
+  warn: Warn;
 }
 
-const KNOWN = ['client', 'prefix', 'clock', 'timeout', 'scripts'];
+const KNOWN = ['client', 'prefix', 'clock', 'timeout', 'scripts', 'onWarning'];
 
 export function parseRedisStoreOptions(options: RedisStoreOptions): RedisStoreConfig {
   const raw = requireObject('RedisStore', options);
@@ -60,6 +66,11 @@ export function parseRedisStoreOptions(options: RedisStoreOptions): RedisStoreCo
     clock: parseClock(raw.clock),
     timeout: raw.timeout === undefined ? 1000 : timerOption('RedisStore.timeout', raw.timeout),
     scripts: raw.scripts === undefined ? 'eval' : oneOfOption('RedisStore.scripts', raw.scripts, ['eval', 'function']),
+    warn: onceWarner(
+      raw.onWarning === undefined
+        ? consoleWarning
+        : functionOption<(warning: FloodgateWarning) => void>('RedisStore.onWarning', raw.onWarning),
+    ),
   };
 }
 

@@ -1,13 +1,26 @@
-import { InvalidCostError, InvalidOptionError, InvalidOptionTypeError, StoreError } from '@floodgate/core';
+import { InvalidCostError, InvalidOptionError, InvalidOptionTypeError, show, StoreError } from '@floodgate/core';
 import { LUA_ALGORITHMS } from './generated/lua';
-import { show } from '@floodgate/core';
-import type { LayerCall, LayerOutcome } from '@floodgate/core';
+import type { Algorithm, LayerCall, LayerOutcome } from '@floodgate/core';
 
-/** One layer ready for the wire: full key, then kind, cost and params as the composer reads them. */
+/** One layer ready for the wire: its full key, then kind, cost and params as the composer reads them. */
 export interface WireLayer {
   key: string;
-  args: (string | number)[];
+  kind: string;
+  cost: number;
+  params: readonly number[];
 }
+
+/** One request of a script call: consume or refund, under its request id. */
+export interface WireRequest {
+  op: 'consume' | 'refund';
+  id: string;
+  layers: readonly WireLayer[];
+}
+
+/** What the composer answered for one request. */
+export type WireAnswer =
+  | { ok: true; outcomes: LayerOutcome[]; reset: boolean }
+  | { ok: false; error: StoreError };
 
 /**
  * Checks every number in TypeScript before it reaches Lua: a NaN compares false there and would
@@ -18,24 +31,30 @@ export function toWireLayer(call: LayerCall, prefix: string): WireLayer {
   if (typeof key !== 'string' || key === '') {
     throw new InvalidOptionTypeError(`RedisStore: a layer key must be a non-empty string, got ${show(key)}`);
   }
+  if (!Number.isSafeInteger(cost) || cost < 0) {
+    throw new InvalidCostError(`cost must be an integer >= 0, got ${show(cost)}`);
+  }
+  checkAlgorithm(algorithm);
+  return { key: prefix + key, kind: algorithm.kind, cost, params: algorithm.params };
+}
+
+function checkAlgorithm(algorithm: Algorithm): void {
   const kind = algorithm?.kind;
   const nparams = LUA_ALGORITHMS[kind];
   if (nparams === undefined) {
     throw new InvalidOptionError(`RedisStore: algorithm ${show(kind)} has no Lua twin in this version`);
   }
-  if (!Number.isSafeInteger(cost) || cost < 0) {
-    throw new InvalidCostError(`cost must be an integer >= 0, got ${show(cost)}`);
-  }
   const params = algorithm.params;
   if (!Array.isArray(params) || params.length !== nparams) {
     throw new InvalidOptionError(`RedisStore: ${kind} must have ${nparams} params, got ${show(params)}`);
   }
-  for (const [index, value] of params.entries()) {
-    if (!Number.isSafeInteger(value)) {
-      throw new InvalidOptionError(`RedisStore: ${kind} param ${index + 1} must be a safe integer, got ${show(value)}`);
+  for (let index = 0; index < params.length; index++) {
+    if (!Number.isSafeInteger(params[index])) {
+      throw new InvalidOptionError(
+        `RedisStore: ${kind} param ${index + 1} must be a safe integer, got ${show(params[index])}`,
+      );
     }
   }
-  return { key: prefix + key, args: [kind, cost, ...params] };
 }
 
 /** A clock reading from this process, checked before it becomes the script's `now`. */
@@ -46,47 +65,72 @@ export function nowArgument(now: unknown): number {
   return now;
 }
 
-export function scriptArguments(
-  op: 'consume' | 'refund',
+/** KEYS and ARGV of one composer call over `requests`, in their order. */
+export function scriptCall(
   now: string | number,
-  requestId: string,
-  layers: readonly WireLayer[],
-): (string | number)[] {
-  if (typeof requestId !== 'string') {
-    throw new InvalidOptionTypeError(`RedisStore: requestId must be a string, got ${show(requestId)}`);
-  }
-  return [op, now, requestId, layers.length, ...layers.flatMap((layer) => layer.args)];
-}
-
-/** `{ now, all_allowed, then 6 integers per layer }`, checked for shape. */
-export function parseConsumeReply(reply: unknown, layers: number): { now: number; outcomes: LayerOutcome[] } {
-  const values = integers(reply, 2 + 6 * layers);
-  const outcomes: LayerOutcome[] = [];
-  for (let i = 0; i < layers; i++) {
-    const [allowed, limit, remaining, resetAt, retryAfter, delay] = values.slice(2 + 6 * i, 8 + 6 * i) as number[];
-    if (allowed !== 0 && allowed !== 1) throw new StoreError(`unexpected reply from Redis: allowed is ${allowed}`);
-    outcomes.push({
-      allowed: allowed === 1,
-      limit: limit as number,
-      remaining: remaining as number,
-      resetAt: resetAt as number,
-      retryAfter: retryAfter as number,
-      delay: delay as number,
-    });
-  }
-  return { now: values[0] as number, outcomes };
-}
-
-function integers(reply: unknown, length: number): number[] {
-  if (!Array.isArray(reply) || reply.length !== length) {
-    throw new StoreError(
-      `unexpected reply from Redis: expected ${length} integers, got ${Array.isArray(reply) ? `${reply.length} values` : show(reply)}`,
-    );
-  }
-  for (const value of reply) {
-    if (!Number.isSafeInteger(value)) {
-      throw new StoreError(`unexpected reply from Redis: ${show(value)} is not a safe integer`);
+  requests: readonly WireRequest[],
+): { keys: string[]; args: (string | number)[] } {
+  const keys: string[] = [];
+  const args: (string | number)[] = [now];
+  for (const request of requests) {
+    if (typeof request.id !== 'string') {
+      throw new InvalidOptionTypeError(`RedisStore: requestId must be a string, got ${show(request.id)}`);
+    }
+    args.push(request.op, request.id, request.layers.length);
+    for (const layer of request.layers) {
+      keys.push(layer.key);
+      args.push(layer.kind, layer.cost);
+      for (const param of layer.params) args.push(param);
     }
   }
-  return reply as number[];
+  return { keys, args };
+}
+
+/**
+ * `{ now, then per request: status and 6 integers per layer, or -1 and a message }`, checked for
+ * shape; one answer per request, in order.
+ */
+export function parseReply(reply: unknown, requests: readonly WireRequest[]): { now: number; answers: WireAnswer[] } {
+  if (!Array.isArray(reply) || reply.length < 1) throw unexpected(`expected an array, got ${show(reply)}`);
+  const now = integer(reply[0]);
+  const answers: WireAnswer[] = new Array(requests.length);
+  let at = 1;
+  for (let r = 0; r < requests.length; r++) {
+    const status = integer(reply[at]);
+    if (status === -1) {
+      const op = (requests[r] as WireRequest).op;
+      answers[r] = { ok: false, error: new StoreError(`Redis ${op} failed: ${String(reply[at + 1])}`) };
+      at += 2;
+      continue;
+    }
+    if (status < 0 || status > 3) throw unexpected(`request status ${status}`);
+    const layers = (requests[r] as WireRequest).layers.length;
+    const outcomes: LayerOutcome[] = new Array(layers);
+    for (let i = 0; i < layers; i++) {
+      const base = at + 1 + 6 * i;
+      const allowed = integer(reply[base]);
+      if (allowed !== 0 && allowed !== 1) throw unexpected(`allowed is ${allowed}`);
+      outcomes[i] = {
+        allowed: allowed === 1,
+        limit: integer(reply[base + 1]),
+        remaining: integer(reply[base + 2]),
+        resetAt: integer(reply[base + 3]),
+        retryAfter: integer(reply[base + 4]),
+        delay: integer(reply[base + 5]),
+      };
+    }
+    answers[r] = { ok: true, outcomes, reset: status >= 2 };
+    at += 1 + 6 * layers;
+  }
+  if (at !== reply.length) throw unexpected(`expected ${at} values, got ${reply.length}`);
+  return { now, answers };
+}
+
+function integer(value: unknown): number {
+  if (!Number.isSafeInteger(value)) throw unexpected(`${show(value)} is not a safe integer`);
+  return value as number;
+}
+
+function unexpected(what: string): StoreError {
+  return new StoreError(`unexpected reply from Redis: ${what}`);
 }

@@ -1,18 +1,21 @@
 import { StoreError, withDeadline } from '@floodgate/core';
+import { Batcher } from './batcher';
 import { parseRedisStoreOptions } from './options';
-import { nowArgument, parseConsumeReply, scriptArguments, toWireLayer } from './protocol';
+import { nowArgument, parseReply, scriptCall, toWireLayer } from './protocol';
 import { evalRunner, functionRunner } from './script-runner';
-import { refusedTime, warnServerTimeRefused } from './server-time';
+import { refusedTime } from './server-time';
 import { groupBySlot, masterOf } from './slots';
-import { readEvictionPolicy, warnAboutEviction, warnIfOfflineQueue } from './warnings';
+import { readEvictionPolicy, warnAboutEviction, warnIfOfflineQueue, warnKeyReset, warnServerTimeRefused } from './warnings';
 import type { LayerCall, LayerOutcome, PartitionedStore } from '@floodgate/core';
+import type { Queued } from './batcher';
 import type { RedisStoreClock, RedisStoreConfig, RedisStoreOptions, RedisStoreScripts } from './options';
-import type { WireLayer } from './protocol';
+import type { WireAnswer, WireLayer, WireRequest } from './protocol';
 import type { ScriptRunner } from './script-runner';
 
 /**
- * Keeps limiter state in Redis, Valkey or Redis Cluster. Every decision is one atomic Lua call per
- * slot: on a single node all layers of a request are decided and charged in one round trip.
+ * Keeps limiter state in Redis, Valkey or Redis Cluster. Every decision is atomic in Lua: on a
+ * single node all layers of a request are decided and charged in one script run, and the requests
+ * of one event-loop turn share one round trip.
  *
  * @example
  * const client = new Redis({ enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 100 });
@@ -24,6 +27,7 @@ export class RedisStore implements PartitionedStore {
   readonly scripts: RedisStoreScripts;
   readonly #config: RedisStoreConfig;
   readonly #runner: ScriptRunner;
+  readonly #batcher: Batcher | undefined;
   #clock: RedisStoreClock;
   #evictionPolicy: Promise<string | undefined> | undefined;
 
@@ -32,7 +36,9 @@ export class RedisStore implements PartitionedStore {
     ({ prefix: this.prefix, clock: this.#clock, timeout: this.timeout, scripts: this.scripts } = this.#config);
     const { client, cluster } = this.#config;
     this.#runner = this.scripts === 'function' ? functionRunner(client, cluster) : evalRunner(client);
-    warnIfOfflineQueue(client);
+    // A Cluster script may only touch one slot, so only a single node batches requests together.
+    this.#batcher = cluster ? undefined : new Batcher((batch) => this.#sendBatch(batch));
+    warnIfOfflineQueue(client, this.#config.warn);
   }
 
   /** The clock in use: as configured, or `'client'` once Redis has refused TIME inside scripts. */
@@ -40,37 +46,25 @@ export class RedisStore implements PartitionedStore {
     return this.#clock;
   }
 
-  async consume(calls: readonly LayerCall[], requestId: string): Promise<LayerOutcome[]> {
-    const layers = calls.map((call) => toWireLayer(call, this.prefix));
-    if (layers.length === 0) return [];
-    const groups = this.#groups(layers);
-    const outcomes =
-      groups.length === 1
-        ? await this.#runGroup('consume', layers, requestId)
-        : await this.#consumeAcrossSlots(layers, groups, requestId);
-    // Once connected, look at the server's eviction policy; off the request's path.
-    if (this.#evictionPolicy === undefined) void this.checkEvictionPolicy();
-    return outcomes;
+  consume(calls: readonly LayerCall[], requestId: string): Promise<LayerOutcome[]> {
+    return this.#submit('consume', calls, requestId);
+  }
+
+  async refund(calls: readonly LayerCall[], requestId: string): Promise<void> {
+    await this.#submit('refund', calls, requestId);
   }
 
   /**
    * Reads Redis' `maxmemory-policy` once (on the first successful consume, or when called) and
-   * warns once, with code FLOODGATE_EVICTION_POLICY, when it is not `noeviction`. Resolves to the
-   * policy, or undefined when CONFIG cannot be read. Never rejects.
+   * warns once, with code WARN_FLOODGATE_EVICTION_POLICY, when it is not `noeviction`. Resolves to
+   * the policy, or undefined when CONFIG cannot be read. Never rejects.
    */
   checkEvictionPolicy(): Promise<string | undefined> {
     this.#evictionPolicy ??= readEvictionPolicy(this.#config.client, this.#config.cluster).then((policy) => {
-      if (policy !== undefined && policy !== 'noeviction') warnAboutEviction(policy);
+      if (policy !== undefined && policy !== 'noeviction') warnAboutEviction(policy, this.#config.warn);
       return policy;
     });
     return this.#evictionPolicy;
-  }
-
-  async refund(calls: readonly LayerCall[], requestId: string): Promise<void> {
-    const layers = calls.map((call) => toWireLayer(call, this.prefix));
-    if (layers.length === 0) return;
-    const groups = this.#groups(layers);
-    await Promise.all(groups.map((group) => this.#runGroup('refund', pick(layers, group), requestId)));
   }
 
   /**
@@ -81,9 +75,76 @@ export class RedisStore implements PartitionedStore {
     return this.#config.cluster ? masterOf(this.#config.client.slots, this.prefix + key) : '';
   }
 
-  #groups(layers: readonly WireLayer[]): number[][] {
-    if (!this.#config.cluster) return [layers.map((_, index) => index)];
-    return groupBySlot(layers.map((layer) => layer.key));
+  #submit(op: 'consume' | 'refund', calls: readonly LayerCall[], id: string): Promise<LayerOutcome[]> {
+    let layers: WireLayer[];
+    try {
+      layers = calls.map((call) => toWireLayer(call, this.prefix));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (layers.length === 0) return Promise.resolve([]);
+    if (this.#batcher !== undefined) return this.#batcher.submit({ op, id, layers });
+    const groups = groupBySlot(layers.map((layer) => layer.key));
+    if (groups.length === 1) return this.#runOne({ op, id, layers });
+    return op === 'consume' ? this.#consumeAcrossSlots(layers, groups, id) : this.#refundAcrossSlots(layers, groups, id);
+  }
+
+  /** One script call for a batch of requests; each settles with its own answer. */
+  #sendBatch(batch: readonly Queued[]): void {
+    const requests = batch.map((queued) => queued.request);
+    this.#call(requests).then(
+      (answers) => {
+        for (let i = 0; i < batch.length; i++) settle(batch[i] as Queued, answers[i] as WireAnswer);
+      },
+      (error: unknown) => {
+        for (const queued of batch) queued.reject(error);
+      },
+    );
+  }
+
+  async #runOne(request: WireRequest): Promise<LayerOutcome[]> {
+    const [answer] = await this.#call([request]);
+    if (answer === undefined || !answer.ok) throw answer?.error ?? new StoreError('Redis gave no answer');
+    return answer.outcomes;
+  }
+
+  /** Runs the composer over `requests` under the store's deadline; outcomes in this process' clock. */
+  async #call(requests: readonly WireRequest[]): Promise<WireAnswer[]> {
+    const reply = await withDeadline(this.#send(requests), this.timeout);
+    const received = Date.now();
+    const { now, answers } = parseReply(reply, requests);
+    // resetAt is in the server's clock; callers (headers, deny cache) read it with this process' clock.
+    const shift = this.#clock === 'server' ? received - now : 0;
+    for (const answer of answers) {
+      if (!answer.ok) continue;
+      if (answer.reset) warnKeyReset(this.#config.warn);
+      if (shift !== 0) for (const outcome of answer.outcomes) outcome.resetAt += shift;
+    }
+    // Once connected, look at the server's eviction policy; off the request's path.
+    if (this.#evictionPolicy === undefined) void this.checkEvictionPolicy();
+    return answers;
+  }
+
+  async #send(requests: readonly WireRequest[]): Promise<unknown> {
+    try {
+      try {
+        return await this.#runScript(requests);
+      } catch (error) {
+        if (!refusedTime(error)) throw error;
+        // The script stopped before writing anything: switch to this process' clock for good.
+        this.#clock = 'client';
+        warnServerTimeRefused(this.#config.warn);
+        return await this.#runScript(requests);
+      }
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new StoreError(`Redis ${requests[0]?.op ?? 'call'} failed: ${reason}`, { cause: error });
+    }
+  }
+
+  #runScript(requests: readonly WireRequest[]): Promise<unknown> {
+    const { keys, args } = scriptCall(this.#now(), requests);
+    return this.#runner.run(keys, args);
   }
 
   /** The script's clock argument: `''` for Redis TIME, else a checked integer from this process. */
@@ -93,56 +154,28 @@ export class RedisStore implements PartitionedStore {
     return nowArgument(clock === 'client' ? Date.now() : clock());
   }
 
-  #run(op: 'consume' | 'refund', layers: readonly WireLayer[], requestId: string): Promise<unknown> {
-    return withDeadline(this.#send(op, layers, requestId), this.timeout);
-  }
-
-  async #send(op: 'consume' | 'refund', layers: readonly WireLayer[], requestId: string): Promise<unknown> {
-    const keys = layers.map((layer) => layer.key);
-    try {
-      try {
-        return await this.#runner.run(keys, scriptArguments(op, this.#now(), requestId, layers));
-      } catch (error) {
-        if (!refusedTime(error)) throw error;
-        // The script stopped before writing anything: switch to this process' clock for good.
-        this.#clock = 'client';
-        warnServerTimeRefused();
-        return await this.#runner.run(keys, scriptArguments(op, this.#now(), requestId, layers));
-      }
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new StoreError(`Redis ${op} failed: ${reason}`, { cause: error });
-    }
-  }
-
-  /** One script call for layers on one slot; outcomes with resetAt in this process' clock. */
-  async #runGroup(op: 'consume' | 'refund', layers: readonly WireLayer[], requestId: string): Promise<LayerOutcome[]> {
-    const reply = await this.#run(op, layers, requestId);
-    const received = Date.now();
-    const { now, outcomes } = parseConsumeReply(reply, layers.length);
-    if (this.#clock !== 'server') return outcomes;
-    // resetAt is in the server's clock; callers (headers, deny cache) read it with this process' clock.
-    const shift = received - now;
-    return outcomes.map((outcome) => ({ ...outcome, resetAt: outcome.resetAt + shift }));
-  }
-
   /**
    * Cluster, layers on several slots: one call per slot in parallel. Each call is atomic for its
    * own layers only, so when any group denies or fails, the groups that were charged are refunded.
    */
-  async #consumeAcrossSlots(layers: WireLayer[], groups: number[][], requestId: string): Promise<LayerOutcome[]> {
+  async #consumeAcrossSlots(layers: WireLayer[], groups: number[][], id: string): Promise<LayerOutcome[]> {
     const settled = await Promise.allSettled(
-      groups.map((group) => this.#runGroup('consume', pick(layers, group), requestId)),
+      groups.map((group) => this.#runOne({ op: 'consume', id, layers: pick(layers, group) })),
     );
     const charged = (result: PromiseSettledResult<LayerOutcome[]>) =>
       result.status === 'fulfilled' && result.value.every((outcome) => outcome.allowed);
-    const results = settled.every(charged) ? settled : await this.#refundCharged(layers, groups, settled, requestId);
+    const results = settled.every(charged) ? settled : await this.#refundCharged(layers, groups, settled, id);
     const outcomes: LayerOutcome[] = new Array(layers.length);
     for (const [g, result] of results.entries()) {
       if (result.status === 'rejected') throw result.reason;
       for (const [j, index] of (groups[g] as number[]).entries()) outcomes[index] = result.value[j] as LayerOutcome;
     }
     return outcomes;
+  }
+
+  async #refundAcrossSlots(layers: WireLayer[], groups: number[][], id: string): Promise<LayerOutcome[]> {
+    await Promise.all(groups.map((group) => this.#runOne({ op: 'refund', id, layers: pick(layers, group) })));
+    return [];
   }
 
   /**
@@ -153,22 +186,25 @@ export class RedisStore implements PartitionedStore {
     layers: readonly WireLayer[],
     groups: number[][],
     settled: PromiseSettledResult<LayerOutcome[]>[],
-    requestId: string,
+    id: string,
   ): Promise<PromiseSettledResult<LayerOutcome[]>[]> {
     return Promise.all(
       settled.map(async (result, g) => {
         if (result.status === 'rejected' || !result.value.every((outcome) => outcome.allowed)) return result;
         try {
-          return {
-            status: 'fulfilled',
-            value: await this.#runGroup('refund', pick(layers, groups[g] ?? []), requestId),
-          };
+          const value = await this.#runOne({ op: 'refund', id, layers: pick(layers, groups[g] ?? []) });
+          return { status: 'fulfilled', value };
         } catch {
           return result;
         }
       }),
     );
   }
+}
+
+function settle(queued: Queued, answer: WireAnswer): void {
+  if (answer.ok) queued.resolve(answer.outcomes);
+  else queued.reject(answer.error);
 }
 
 function pick(layers: readonly WireLayer[], group: readonly number[]): WireLayer[] {

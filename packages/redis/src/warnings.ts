@@ -1,18 +1,25 @@
+import type { Warn } from '@floodgate/core';
 import type { CommandClient } from './options';
 
-let warned = false;
+/** Stable codes of RedisStore's warnings; the README documents each under the same name. */
+export const RedisWarning = {
+  offlineQueue: 'WARN_FLOODGATE_OFFLINE_QUEUE',
+  evictionPolicy: 'WARN_FLOODGATE_EVICTION_POLICY',
+  serverTime: 'WARN_FLOODGATE_SERVER_TIME',
+  keyReset: 'WARN_FLOODGATE_KEY_RESET',
+} as const;
 
 /**
- * Warns once per process when the client keeps an offline queue: while Redis is away every call
- * would park there (about 1 kB each) and run later, charging requests that were already answered.
+ * Warns when the client keeps an offline queue: while Redis is away every call would park there
+ * (about 1 kB each) and run later, charging requests that were already answered.
  */
-export function warnIfOfflineQueue(client: CommandClient): void {
-  if (warned || client.options?.enableOfflineQueue === false) return;
-  warned = true;
-  console.warn(
-    '[FLOODGATE_OFFLINE_QUEUE] @floodgate/redis: the ioredis client given to RedisStore has its offline queue ' +
-      'enabled. Create it with { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout } so that ' +
-      'calls fail fast while Redis is down instead of being queued and replayed later (see the README).',
+export function warnIfOfflineQueue(client: CommandClient, warn: Warn): void {
+  if (client.options?.enableOfflineQueue === false) return;
+  warn(
+    RedisWarning.offlineQueue,
+    'the ioredis client given to RedisStore has its offline queue enabled. Create it with ' +
+      '{ enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout } so that calls fail fast while ' +
+      'Redis is down instead of being queued and replayed later (see the README).',
   );
 }
 
@@ -35,10 +42,28 @@ export async function readEvictionPolicy(client: CommandClient, cluster: boolean
  * Any eviction policy can erase a counter and hand a client a fresh quota; `volatile-*` ones evict
  * the limiter's keys first, since they all have TTLs.
  */
-export function warnAboutEviction(policy: string): void {
-  console.warn(
-    `[FLOODGATE_EVICTION_POLICY] @floodgate/redis: Redis runs with maxmemory-policy ${policy}; under memory ` +
-      'pressure it can evict limiter keys and reset clients to a full quota. Use noeviction for the Redis that ' +
-      'holds limiter state (a refused write is a store failure, answered by the local fallback; see the README).',
+export function warnAboutEviction(policy: string, warn: Warn): void {
+  warn(
+    RedisWarning.evictionPolicy,
+    `Redis runs with maxmemory-policy ${policy}; under memory pressure it can evict limiter keys and reset ` +
+      'clients to a full quota. Use noeviction for the Redis that holds limiter state (a refused write is a ' +
+      'store failure, answered by the local fallback; see the README).',
+  );
+}
+
+/** Says that RedisStore now sends this process' clock. */
+export function warnServerTimeRefused(warn: Warn): void {
+  warn(
+    RedisWarning.serverTime,
+    "this Redis does not let scripts call TIME, so RedisStore sends each app instance's own clock instead (as with clock: 'client'). Keep the instances' clocks in sync (NTP), or pass clock: 'client' to say so and skip this check.",
+  );
+}
+
+/** A key held data no algorithm writes (another type, or a field that is not a whole number). */
+export function warnKeyReset(warn: Warn): void {
+  warn(
+    RedisWarning.keyReset,
+    'a limiter key held data no Floodgate algorithm writes (another type, or a corrupted field) and was reset; ' +
+      'only that key was affected. Another program may be writing under the same key prefix.',
   );
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fixedWindow, StoreError } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { SCRIPT_SHA1, SCRIPT_SOURCE } from '../src/generated/lua';
-import { parseConsumeReply } from '../src/protocol';
+import { parseReply } from '../src/protocol';
 import { freshPrefix, layerKey } from '../../../test/redis/fixtures/client.ts';
 import { useRedis } from '../../../test/redis/fixtures/suite.ts';
 
@@ -73,7 +73,22 @@ describe('reply shape', () => {
     ['a string where an integer belongs', [1, 1, '1', 2, 1, 0, 0, 0]],
     ['a fraction', [1, 1, 1, 2, 1.5, 0, 0, 0]],
     ['allowed out of range', [1, 1, 2, 2, 1, 0, 0, 0]],
+    ['a status out of range', [1, 7, 1, 2, 1, 0, 0, 0]],
+    ['too long', [1, 1, 1, 2, 1, 0, 0, 0, 0]],
   ])('rejects a reply that is %s with StoreError', (_, reply) => {
-    expect(() => parseConsumeReply(reply, 1)).toThrow(StoreError);
+    const request = { op: 'consume' as const, id: '', layers: [{ key: 'k', kind: 'fixedWindow', cost: 1, params: [2, 1000] }] };
+    expect(() => parseReply(reply, [request])).toThrow(StoreError);
+  });
+
+  it('gives a request that failed inside the script its own error, and the others their numbers', () => {
+    const layer = { key: 'k', kind: 'fixedWindow', cost: 1, params: [2, 1000] };
+    const request = { op: 'consume' as const, id: '', layers: [layer] };
+    const { answers } = parseReply([5, -1, 'ERR boom', 1, 1, 2, 1, 10, 0, 0], [request, request]);
+    expect(answers[0]).toMatchObject({ ok: false, error: { message: 'Redis consume failed: ERR boom' } });
+    expect(answers[1]).toEqual({
+      ok: true,
+      reset: false,
+      outcomes: [{ allowed: true, limit: 2, remaining: 1, resetAt: 10, retryAfter: 0, delay: 0 }],
+    });
   });
 });
