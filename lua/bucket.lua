@@ -24,36 +24,36 @@ local function load_bucket()
   end
 
   local function decide(key, now, cost, p, shaping)
-    local limit, capacity, units_per_cost, drain = p[1], p[2], p[3], p[4]
-    local stored = hash_numbers(key, 'level', 'at')
-    local level, at = drained(stored[1], stored[2], now, drain)
+    local capacity, units_per_cost, drain = p[2], p[3], p[4]
+    local stored_level, stored_at = hash_numbers(key, 'level', 'at')
+    local level, at = drained(stored_level, stored_at, now, drain)
     local added = cost * units_per_cost
-    local allowed = level + added <= capacity
     local ahead = at - now
-    local new_level, retry_after, delay = level, 0, 0
-    if allowed then
-      new_level = level + added
+    if level + added <= capacity then
+      local new_level = level + added
+      local delay = 0
       if shaping then delay = ahead + math.ceil(level / drain) end
-    else
-      retry_after = ahead + math.ceil((level + added - capacity) / drain)
+      local reset_at = at + math.ceil(new_level / drain)
+      return true, math.floor((capacity - new_level) / units_per_cost), reset_at, delay, new_level, at
     end
-    local reset_at = at + math.ceil(new_level / drain)
-    local remaining = math.floor((capacity - new_level) / units_per_cost)
-    local outcome = { allowed and 1 or 0, limit, remaining, reset_at, retry_after, delay }
-    return outcome, function()
-      redis.call('HSET', key, 'level', new_level, 'at', at)
-      redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
-    end
+    local reset_at = at + math.ceil(level / drain)
+    local retry_after = ahead + math.ceil((level + added - capacity) / drain)
+    return false, math.floor((capacity - level) / units_per_cost), reset_at, retry_after
+  end
+
+  local function write(key, now, reset_at, level, at)
+    redis.call('HSET', key, 'level', level, 'at', at)
+    redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
   end
 
   -- The key keeps its TTL: a lower level drains sooner than the expiry already set.
   local function refund(key, now, cost, p)
-    local stored = hash_numbers(key, 'level', 'at')
-    if stored[1] == nil or stored[2] == nil then return end
-    local level, at = drained(stored[1], stored[2], now, p[4])
+    local stored_level, stored_at = hash_numbers(key, 'level', 'at')
+    if stored_level == nil or stored_at == nil then return end
+    local level, at = drained(stored_level, stored_at, now, p[4])
     redis.call('HSET', key, 'level', math.max(0, level - cost * p[3]), 'at', at)
   end
 
-  bucket_engine = { decide = decide, refund = refund }
+  bucket_engine = { decide = decide, write = write, refund = refund }
   return bucket_engine
 end

@@ -51,13 +51,12 @@ LOADERS.concurrency = function()
       end
       local latest = latest_expiry(key, now, skip, skipped)
       if allowed and cost > 0 and (latest == nil or latest < now + lease) then latest = now + lease end
-      local reset_at = latest or now
-      local outcome = { allowed and 1 or 0, max, max - used, reset_at, retry_after, 0 }
-      return outcome, function()
-        redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-        zadd_members(key, now + lease, id, cost)
-        redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
-      end
+      return allowed, max - used, latest or now, retry_after
+    end,
+    write = function(key, now, cost, _, id, p, reset_at)
+      redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+      zadd_members(key, now + p[2], id, cost)
+      redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
     end,
     refund = function(key, now, cost, id, _)
       if type(redis.pcall('ZREMRANGEBYSCORE', key, '-inf', now)) == 'table' then return reset_key(key) end

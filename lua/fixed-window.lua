@@ -3,6 +3,9 @@
   packages/core/src/algorithms/fixed-window.ts.
   KEY   hash { start = window start (epoch ms), count = units counted in it }
   p     { limit, window (ms) }
+  A window's first write sets both fields and the TTL, which ends with the window; later writes
+  in the same window only add their cost to the count. (Formatting numbers as text is what costs
+  most in a script: this writes none after the first.)
 ]]
 --- @include "helpers"
 NPARAMS.fixedWindow = 2
@@ -16,24 +19,28 @@ LOADERS.fixedWindow = function()
   return {
     decide = function(key, now, cost, _, p)
       local limit, window = p[1], p[2]
-      local stored = hash_numbers(key, 'start', 'count')
-      local start = window_start(stored[1], now, window)
+      local stored_start, stored_count = hash_numbers(key, 'start', 'count')
+      local start = window_start(stored_start, now, window)
       local count = 0
-      if stored[1] == start then count = stored[2] or 0 end
-      local allowed = count + cost <= limit
-      local used, retry_after = count, start + window - now
-      if allowed then used, retry_after = count + cost, 0 end
+      if stored_start == start then count = stored_count or 0 end
       local reset_at = start + window
-      local outcome = { allowed and 1 or 0, limit, limit - used, reset_at, retry_after, 0 }
-      return outcome, function()
-        redis.call('HSET', key, 'start', start, 'count', used)
-        redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
+      if count + cost <= limit then
+        return true, limit - count - cost, reset_at, 0, start, count + cost, stored_start == start
       end
+      return false, limit - count, reset_at, reset_at - now
+    end,
+    write = function(key, now, cost, cost_arg, _, _, reset_at, start, count, same_window)
+      if same_window then
+        if cost > 0 then redis.call('HINCRBY', key, 'count', cost_arg) end
+        return
+      end
+      redis.call('HSET', key, 'start', start, 'count', count)
+      redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
     end,
     refund = function(key, now, cost, _, p)
-      local stored = hash_numbers(key, 'start', 'count')
-      if stored[1] == nil or stored[1] ~= window_start(stored[1], now, p[2]) then return end
-      redis.call('HSET', key, 'count', math.max(0, (stored[2] or 0) - cost))
+      local start, count = hash_numbers(key, 'start', 'count')
+      if start == nil or start ~= window_start(start, now, p[2]) then return end
+      redis.call('HSET', key, 'count', math.max(0, (count or 0) - cost))
     end,
   }
 end

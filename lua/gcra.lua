@@ -11,6 +11,7 @@ LOADERS.gcra = function()
   local bucket = load_bucket()
   return {
     decide = function(key, now, cost, _, p) return bucket.decide(key, now, cost, p, false) end,
+    write = function(key, now, _, _, _, _, reset_at, level, at) bucket.write(key, now, reset_at, level, at) end,
     refund = function(key, now, cost, _, p) bucket.refund(key, now, cost, p) end,
   }
 end

@@ -4,12 +4,17 @@
 
   Every algorithm file declares NPARAMS.kind = N and LOADERS.kind = function() ... end. The loader
   runs only when a call uses that kind, so a call pays for defining the algorithms it uses and no
-  others. It returns { decide, refund }:
-    decide(key, now, cost, id, p) -> outcome, write
-      outcome = { allowed (0|1), limit, remaining, reset_at, retry_after, delay } (integers)
-      write   = function() that stores the new state with a TTL; called only if every layer allows
-    refund(key, now, cost, id, p) -> nothing; gives cost units back, never below zero
-  p holds the algorithm's integer params, in the order of Algorithm.params in TypeScript.
+  others. It returns three functions; p holds the algorithm's integer params, in the order of
+  Algorithm.params in TypeScript:
+    decide(key, now, cost, id, p) -> allowed, remaining, reset_at, wait, a, b, c
+      allowed is a boolean; the numbers are integers; wait is the shaping delay when allowed and
+      the retry-after when denied (always >= 1 then); a, b, c is the state to write if every layer
+      of the request allows
+    write(key, now, cost, cost_arg, id, p, reset_at, a, b, c) stores that state with a TTL;
+      cost_arg is the cost as it came in ARGV, to write without turning a number into text again
+    refund(key, now, cost, id, p) gives cost units back, never below zero
+  Decisions return values rather than tables or closures: a batch of requests makes no garbage
+  per layer.
 ]]
 local NPARAMS, LOADERS = {}, {}
 
@@ -17,10 +22,11 @@ local NPARAMS, LOADERS = {}, {}
 -- a whole number): the key is deleted and decided as new, and the reply says so.
 local key_was_reset = false
 
--- Every number crossing the wire goes through here: a nil or NaN would compare false and silently allow.
+-- Every number crossing the wire goes through here: a nil or NaN would compare false and silently
+-- allow. (inf and nan leave a remainder that is not 0, so one test covers them.)
 local function int_arg(value, what)
   local n = tonumber(value)
-  if n == nil or n ~= n or n == math.huge or n == -math.huge or n ~= math.floor(n) then
+  if n == nil or n % 1 ~= 0 then
     error({ err = 'ERR floodgate: ' .. what .. ' is not an integer: ' .. tostring(value) })
   end
   return n
@@ -41,31 +47,38 @@ end
 -- A stored number the algorithms can have written: a whole number from 0 to 2^53.
 local function stored_number(value)
   local n = tonumber(value)
-  if n == nil or n ~= n or n < 0 or n > 9007199254740992 or n ~= math.floor(n) then return nil end
+  if n == nil or n % 1 ~= 0 or n < 0 or n > 9007199254740992 then return nil end
   return n
 end
 
--- The hash fields as numbers. A key of another type, or a field that is present but not a whole
--- number >= 0 (nan, inf, 1e300, text), resets the key: it is that key's problem, never a store failure.
-local function hash_numbers(key, ...)
-  local values = redis.pcall('HMGET', key, ...)
+-- Two or three hash fields as numbers (nil when absent). A key of another type, or a field that is
+-- present but not a whole number >= 0 (nan, inf, 1e300, text), resets the key: it is that key's
+-- problem, never a store failure.
+local function hash_numbers(key, f1, f2, f3)
+  local values, count
+  if f3 then
+    values, count = redis.pcall('HMGET', key, f1, f2, f3), 3
+  else
+    values, count = redis.pcall('HMGET', key, f1, f2), 2
+  end
   if values.err then
     reset_key(key)
-    return {}
+    return nil, nil, nil
   end
-  for i = 1, select('#', ...) do
+  for i = 1, count do
     local raw = values[i]
     if raw then
-      values[i] = stored_number(raw)
-      if values[i] == nil then
+      local n = stored_number(raw)
+      if n == nil then
         reset_key(key)
-        return {}
+        return nil, nil, nil
       end
+      values[i] = n
     else
       values[i] = nil
     end
   end
-  return values
+  return values[1], values[2], values[3]
 end
 
 -- A sorted set's live entries from `min` up, or resets a key of another type (see hash_numbers).

@@ -11,6 +11,7 @@ LOADERS.leakyBucket = function()
   local bucket = load_bucket()
   return {
     decide = function(key, now, cost, _, p) return bucket.decide(key, now, cost, p, p[5] == 1) end,
+    write = function(key, now, _, _, _, _, reset_at, level, at) bucket.write(key, now, reset_at, level, at) end,
     refund = function(key, now, cost, _, p) bucket.refund(key, now, cost, p) end,
   }
 end

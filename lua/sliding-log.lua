@@ -20,7 +20,7 @@ LOADERS.slidingLog = function()
   end
 
   return {
-    decide = function(key, now, cost, id, p)
+    decide = function(key, now, cost, _, p)
       local limit, window = p[1], p[2]
       local oldest_live = now - window + 1
       local count = zcount_from(key, oldest_live)
@@ -39,12 +39,12 @@ LOADERS.slidingLog = function()
       if allowed and cost > 0 and (newest_at == nil or newest_at < now) then newest_at = now end
       local reset_at = now
       if newest_at ~= nil then reset_at = newest_at + window end
-      local outcome = { allowed and 1 or 0, limit, limit - used, reset_at, retry_after, 0 }
-      return outcome, function()
-        redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-        zadd_members(key, now, id, cost)
-        redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
-      end
+      return allowed, limit - used, reset_at, retry_after
+    end,
+    write = function(key, now, cost, _, id, p, reset_at)
+      redis.call('ZREMRANGEBYSCORE', key, '-inf', now - p[2])
+      zadd_members(key, now, id, cost)
+      redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
     end,
     refund = function(key, now, cost, _, p)
       if type(redis.pcall('ZREMRANGEBYSCORE', key, '-inf', now - p[2])) == 'table' then return reset_key(key) end

@@ -9,13 +9,13 @@ NPARAMS.slidingWindow = 2
 LOADERS.slidingWindow = function()
   -- The counters as seen at now: start, elapsed, curr, prev. A clock that went backwards stays in the
   -- stored window, as if no time had passed in it.
-  local function view(stored, now, window)
-    local start, curr, prev = stored[1], stored[2] or 0, stored[3] or 0
+  local function view(stored_start, stored_curr, stored_prev, now, window)
+    local curr, prev = stored_curr or 0, stored_prev or 0
     local aligned = now - (now % window)
-    if start == nil then return aligned, now - aligned, 0, 0 end
-    if aligned <= start then return start, math.max(0, now - start), curr, prev end
+    if stored_start == nil then return aligned, now - aligned, 0, 0 end
+    if aligned <= stored_start then return stored_start, math.max(0, now - stored_start), curr, prev end
     local rolled = 0
-    if aligned - start == window then rolled = curr end
+    if aligned - stored_start == window then rolled = curr end
     return aligned, now - aligned, 0, rolled
   end
 
@@ -31,31 +31,35 @@ LOADERS.slidingWindow = function()
     return start + window + wait
   end
 
+  local function reset_of(start, used, prev, now, window)
+    if used > 0 then return start + 2 * window end
+    if prev > 0 then return start + window end
+    return now
+  end
+
   return {
     decide = function(key, now, cost, _, p)
       local limit, window = p[1], p[2]
-      local start, elapsed, curr, prev = view(hash_numbers(key, 'start', 'curr', 'prev'), now, window)
+      local stored_start, stored_curr, stored_prev = hash_numbers(key, 'start', 'curr', 'prev')
+      local start, elapsed, curr, prev = view(stored_start, stored_curr, stored_prev, now, window)
       local weighted = prev * (window - elapsed)
-      local allowed = curr + cost <= limit and weighted <= (limit - curr - cost) * window
-      local used, retry_after = curr, 0
-      if allowed then
-        used = curr + cost
-      else
-        retry_after = first_fit(start, curr, prev, cost, limit, window) - now
+      if curr + cost <= limit and weighted <= (limit - curr - cost) * window then
+        local used = curr + cost
+        local remaining = math.max(0, math.floor(((limit - used) * window - weighted) / window))
+        return true, remaining, reset_of(start, used, prev, now, window), 0, start, used, prev
       end
-      local reset_at = now
-      if used > 0 then reset_at = start + 2 * window elseif prev > 0 then reset_at = start + window end
-      local remaining = math.max(0, math.floor(((limit - used) * window - weighted) / window))
-      local outcome = { allowed and 1 or 0, limit, remaining, reset_at, retry_after, 0 }
-      return outcome, function()
-        redis.call('HSET', key, 'start', start, 'curr', used, 'prev', prev)
-        redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
-      end
+      local remaining = math.max(0, math.floor(((limit - curr) * window - weighted) / window))
+      local retry_after = first_fit(start, curr, prev, cost, limit, window) - now
+      return false, remaining, reset_of(start, curr, prev, now, window), retry_after
+    end,
+    write = function(key, now, _, _, _, _, reset_at, start, used, prev)
+      redis.call('HSET', key, 'start', start, 'curr', used, 'prev', prev)
+      redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
     end,
     refund = function(key, now, cost, _, p)
-      local stored = hash_numbers(key, 'start', 'curr', 'prev')
-      if stored[1] == nil then return end
-      local start, _, curr, prev = view(stored, now, p[2])
+      local stored_start, stored_curr, stored_prev = hash_numbers(key, 'start', 'curr', 'prev')
+      if stored_start == nil then return end
+      local start, _, curr, prev = view(stored_start, stored_curr, stored_prev, now, p[2])
       redis.call('HSET', key, 'start', start, 'curr', math.max(0, curr - cost), 'prev', prev)
     end,
   }

@@ -11,8 +11,7 @@ export interface Queued {
 /** The most requests one script call decides: bounds its arguments and how long Redis is busy with it. */
 export const MAX_BATCH = 64;
 
-const later: (callback: () => void) => void =
-  typeof setImmediate === 'function' ? setImmediate : (callback) => setTimeout(callback, 0);
+const later: (callback: () => void) => void = queueMicrotask;
 
 /**
  * Collects the requests made during one turn of the event loop and sends them as one script call

@@ -2,7 +2,7 @@ import { InvalidCostError, InvalidOptionError, InvalidOptionTypeError, show, Sto
 import { LUA_ALGORITHMS } from './generated/lua';
 import type { Algorithm, LayerCall, LayerOutcome } from '@floodgate/core';
 
-/** One layer ready for the wire: its full key, then kind, cost and params as the composer reads them. */
+/** One layer ready for the wire: its full key, its algorithm's kind and params, and the cost. */
 export interface WireLayer {
   key: string;
   kind: string;
@@ -65,30 +65,43 @@ export function nowArgument(now: unknown): number {
   return now;
 }
 
-/** KEYS and ARGV of one composer call over `requests`, in their order. */
+/** KEYS and ARGV of one composer call over `requests`, in their order (see lua/composer.lua). */
 export function scriptCall(
   now: string | number,
   requests: readonly WireRequest[],
 ): { keys: string[]; args: (string | number)[] } {
   const keys: string[] = [];
-  const args: (string | number)[] = [now];
+  // Each distinct algorithm is sent once, as a spec; layers name it by number.
+  const specs = new Map<readonly number[], number>();
+  const specArgs: (string | number)[] = [];
+  const requestArgs: (string | number)[] = [];
   for (const request of requests) {
     if (typeof request.id !== 'string') {
       throw new InvalidOptionTypeError(`RedisStore: requestId must be a string, got ${show(request.id)}`);
     }
-    args.push(request.op, request.id, request.layers.length);
+    const n = request.layers.length;
+    requestArgs.push(request.op === 'refund' ? -n : n, request.id);
     for (const layer of request.layers) {
+      let spec = specs.get(layer.params);
+      if (spec === undefined) {
+        spec = specs.size + 1;
+        specs.set(layer.params, spec);
+        specArgs.push(layer.kind);
+        for (const param of layer.params) specArgs.push(param);
+      }
       keys.push(layer.key);
-      args.push(layer.kind, layer.cost);
-      for (const param of layer.params) args.push(param);
+      requestArgs.push(spec, layer.cost);
     }
   }
+  const args: (string | number)[] = [now, specs.size];
+  for (const arg of specArgs) args.push(arg);
+  for (const arg of requestArgs) args.push(arg);
   return { keys, args };
 }
 
 /**
- * `{ now, then per request: status and 6 integers per layer, or -1 and a message }`, checked for
- * shape; one answer per request, in order.
+ * `{ now, then per request: status and 3 integers per layer, or -1 and a message }`, checked for
+ * shape; one answer per request, in order. A layer's limit is its first param.
  */
 export function parseReply(reply: unknown, requests: readonly WireRequest[]): { now: number; answers: WireAnswer[] } {
   if (!Array.isArray(reply) || reply.length < 1) throw unexpected(`expected an array, got ${show(reply)}`);
@@ -96,36 +109,37 @@ export function parseReply(reply: unknown, requests: readonly WireRequest[]): { 
   const answers: WireAnswer[] = new Array(requests.length);
   let at = 1;
   for (let r = 0; r < requests.length; r++) {
+    const request = requests[r] as WireRequest;
     const status = integer(reply[at]);
     if (status === -1) {
-      const op = (requests[r] as WireRequest).op;
-      answers[r] = { ok: false, error: new StoreError(`Redis ${op} failed: ${String(reply[at + 1])}`) };
+      answers[r] = { ok: false, error: new StoreError(`Redis ${request.op} failed: ${String(reply[at + 1])}`) };
       at += 2;
       continue;
     }
     if (status < 0 || status > 3) throw unexpected(`request status ${status}`);
-    const layers = (requests[r] as WireRequest).layers.length;
-    const outcomes: LayerOutcome[] = new Array(layers);
-    for (let i = 0; i < layers; i++) {
-      const base = at + 1 + 6 * i;
-      const allowed = integer(reply[base]);
-      if (allowed !== 0 && allowed !== 1) throw unexpected(`allowed is ${allowed}`);
+    const layers = request.layers;
+    const outcomes: LayerOutcome[] = new Array(layers.length);
+    for (let i = 0; i < layers.length; i++) {
+      const base = at + 1 + 3 * i;
+      const wait = integer(reply[base + 2]);
       outcomes[i] = {
-        allowed: allowed === 1,
-        limit: integer(reply[base + 1]),
-        remaining: integer(reply[base + 2]),
-        resetAt: integer(reply[base + 3]),
-        retryAfter: integer(reply[base + 4]),
-        delay: integer(reply[base + 5]),
+        allowed: wait >= 0,
+        limit: (layers[i] as WireLayer).params[0] as number,
+        remaining: integer(reply[base]),
+        resetAt: integer(reply[base + 1]),
+        retryAfter: wait >= 0 ? 0 : -wait - 1,
+        delay: wait >= 0 ? wait : 0,
       };
     }
+    if (((status & 1) === 1) !== outcomes.every((outcome) => outcome.allowed)) {
+      throw unexpected(`request status ${status} disagrees with its layers`);
+    }
     answers[r] = { ok: true, outcomes, reset: status >= 2 };
-    at += 1 + 6 * layers;
+    at += 1 + 3 * layers.length;
   }
   if (at !== reply.length) throw unexpected(`expected ${at} values, got ${reply.length}`);
   return { now, answers };
 }
-
 function integer(value: unknown): number {
   if (!Number.isSafeInteger(value)) throw unexpected(`${show(value)} is not a safe integer`);
   return value as number;

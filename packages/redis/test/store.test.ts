@@ -70,11 +70,11 @@ describe('reply shape', () => {
   it.each([
     ['not an array', 'OK'],
     ['too short', [1, 1, 1]],
-    ['a string where an integer belongs', [1, 1, '1', 2, 1, 0, 0, 0]],
-    ['a fraction', [1, 1, 1, 2, 1.5, 0, 0, 0]],
-    ['allowed out of range', [1, 1, 2, 2, 1, 0, 0, 0]],
-    ['a status out of range', [1, 7, 1, 2, 1, 0, 0, 0]],
-    ['too long', [1, 1, 1, 2, 1, 0, 0, 0, 0]],
+    ['a string where an integer belongs', [1, 1, '1', 2, 0]],
+    ['a fraction', [1, 1, 1, 2.5, 0]],
+    ['a status that disagrees with its layers', [1, 1, 1, 2, -5]],
+    ['a status out of range', [1, 7, 1, 2, 0]],
+    ['too long', [1, 1, 1, 2, 0, 0]],
   ])('rejects a reply that is %s with StoreError', (_, reply) => {
     const request = { op: 'consume' as const, id: '', layers: [{ key: 'k', kind: 'fixedWindow', cost: 1, params: [2, 1000] }] };
     expect(() => parseReply(reply, [request])).toThrow(StoreError);
@@ -83,12 +83,12 @@ describe('reply shape', () => {
   it('gives a request that failed inside the script its own error, and the others their numbers', () => {
     const layer = { key: 'k', kind: 'fixedWindow', cost: 1, params: [2, 1000] };
     const request = { op: 'consume' as const, id: '', layers: [layer] };
-    const { answers } = parseReply([5, -1, 'ERR boom', 1, 1, 2, 1, 10, 0, 0], [request, request]);
+    const { answers } = parseReply([5, -1, 'ERR boom', 0, 0, 10, -31], [request, request]);
     expect(answers[0]).toMatchObject({ ok: false, error: { message: 'Redis consume failed: ERR boom' } });
     expect(answers[1]).toEqual({
       ok: true,
       reset: false,
-      outcomes: [{ allowed: true, limit: 2, remaining: 1, resetAt: 10, retryAfter: 0, delay: 0 }],
+      outcomes: [{ allowed: false, limit: 2, remaining: 0, resetAt: 10, retryAfter: 30, delay: 0 }],
     });
   });
 });
