@@ -70,6 +70,7 @@ export type { HttpConfig } from './http/options';
 export { ABORTED, Gate } from './http/gate';
 export type { GateResult } from './http/gate';
 export { Denial } from './http/render';
+export { TurnQueue } from './http/turn-queue';
 export { LimiterDecision } from './limiter-decision';
 export { isThenable } from './thenable';
 export type { HttpLimitOptions, HttpOwnOptions, RateLimitInfo } from './http/types';

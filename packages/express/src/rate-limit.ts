@@ -1,4 +1,14 @@
-import { ABORTED, closeSignal, Denial, describeTrust, Gate, isThenable, nodeHeader, parseHttpOptions } from '@floodgate/core';
+import {
+  ABORTED,
+  closeSignal,
+  Denial,
+  describeTrust,
+  Gate,
+  isThenable,
+  nodeHeader,
+  parseHttpOptions,
+  TurnQueue,
+} from '@floodgate/core';
 import type { Decision, GateResult, HttpDriver, HttpLimitOptions, LimiterDecision, RateLimitInfo } from '@floodgate/core';
 import type { NextFunction, Request, Response } from 'express';
 
@@ -66,9 +76,19 @@ export function rateLimit(options: RateLimitOptions) {
     res.status(denial.status).type(denial.body.contentType).send(denial.body.text);
   };
 
+  const decide = (req: Request, res: Response, next: NextFunction): void => {
+    try {
+      const result = gate.check(req, res, req.rateLimit);
+      if (isThenable(result)) result.then((settled) => apply(settled, req, res, next), next);
+      else apply(result, req, res, next);
+    } catch (error) {
+      next(error);
+    }
+  };
+  const turn = new TurnQueue(decide);
+
   return function rateLimit(req: Request, res: Response, next: NextFunction): void {
-    const result = gate.check(req, res, req.rateLimit);
-    if (isThenable(result)) result.then((settled) => apply(settled, req, res, next), next);
-    else apply(result, req, res, next);
+    if (turn.batching) turn.push(req, res, next);
+    else decide(req, res, next);
   };
 }

@@ -1,4 +1,15 @@
-import { ABORTED, closeSignal, Denial, describeTrust, Gate, isThenable, mergeRouteOptions, nodeHeader, parseHttpOptions } from '@floodgate/core';
+import {
+  ABORTED,
+  closeSignal,
+  Denial,
+  describeTrust,
+  Gate,
+  isThenable,
+  mergeRouteOptions,
+  nodeHeader,
+  parseHttpOptions,
+  TurnQueue,
+} from '@floodgate/core';
 import fp from 'fastify-plugin';
 import type { Decision, GateResult, HttpDriver, HttpLimitOptions, ProxyTrust, RateLimitInfo } from '@floodgate/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
@@ -94,10 +105,20 @@ function gateHook(options: unknown, where: string, driver: HttpDriver<FastifyReq
     }
   };
 
+  const decide = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    try {
+      const result = gate.check(request, reply, request.rateLimit);
+      if (isThenable(result)) result.then((settled) => apply(settled, request, reply, done), done);
+      else apply(result, request, reply, done);
+    } catch (error) {
+      done(error as Error);
+    }
+  };
+  const turn = new TurnQueue(decide);
+
   return function floodgateOnRequest(request, reply, done) {
-    const result = gate.check(request, reply, request.rateLimit);
-    if (isThenable(result)) result.then((settled) => apply(settled, request, reply, done), done);
-    else apply(result, request, reply, done);
+    if (turn.batching) turn.push(request, reply, done);
+    else decide(request, reply, done);
   };
 }
 

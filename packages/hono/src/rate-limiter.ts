@@ -1,4 +1,13 @@
-import { ABORTED, Denial, Gate, isThenable, nodeHeader, parseHttpOptions, parsePeerOptions } from '@floodgate/core';
+import {
+  ABORTED,
+  Denial,
+  Gate,
+  isThenable,
+  nodeHeader,
+  parseHttpOptions,
+  parsePeerOptions,
+  TurnQueue,
+} from '@floodgate/core';
 import type {
   ConnInfoLike,
   Decision,
@@ -101,8 +110,16 @@ export function rateLimiter(options: RateLimiterOptions): MiddlewareHandler {
     }
   };
 
-  return function rateLimiter(c, next) {
+  const decide = (c: Context, next: Next): Promise<Response | void> => {
     const result = gate.check(c, c, c.get('rateLimit'));
     return isThenable(result) ? result.then((settled) => apply(settled, c, next)) : apply(result, c, next);
+  };
+  const turn = new TurnQueue((c: Context, next: Next, settle: (outcome: Promise<Response | void>) => void) =>
+    settle(decide(c, next)),
+  );
+
+  return function rateLimiter(c, next) {
+    if (!turn.batching) return decide(c, next);
+    return new Promise((resolve) => turn.push(c, next, resolve));
   };
 }
