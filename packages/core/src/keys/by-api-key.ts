@@ -4,19 +4,23 @@ import { hashSecret } from './identity';
 import type { KeyFunction } from './context';
 
 export interface ByApiKeyOptions {
-  /** The header that carries the key. Default `'x-api-key'`. */
+  /**
+   * The one header that carries the key: `'x-api-key'` (default), any other name, or
+   * `'authorization'` for the token of an `Authorization: Bearer <token>` header.
+   */
   header?: string;
 }
 
 const BEARER = /^Bearer[ \t]+(\S+)$/i;
 
 /**
- * Keys a layer by API key: the `header` (default `x-api-key`), else the token of an
- * `Authorization: Bearer <token>` header. The key is always hashed, so a secret never reaches the
- * store, its keys or logs; the same secret gives the same key whichever header carried it.
- * The layer does not apply when neither header is present.
+ * Keys a layer by API key, read from one header only: the one your API authenticates with. Reading
+ * a second header as a fallback would let a client authenticated by one send a fresh value in the
+ * other with every request, and escape its limit. The key is always hashed, so a secret never
+ * reaches the store, its keys or logs. The layer does not apply when the header is absent.
  *
- * @example byApiKey({ header: 'x-client-key' })
+ * @example byApiKey() // X-API-Key
+ * @example byApiKey({ header: 'authorization' }) // Authorization: Bearer <token>
  */
 export function byApiKey(options: ByApiKeyOptions = {}): KeyFunction {
   return apiKeyFunction(parseByApiKeyOptions('byApiKey', options));
@@ -31,8 +35,14 @@ export function parseByApiKeyOptions(where: string, options: unknown, extraKeys:
 
 /** The key function for a validated, lower-case header name. */
 export function apiKeyFunction(header: string): KeyFunction {
+  if (header === 'authorization') {
+    return function byBearerToken(ctx) {
+      const token = bearerToken(headerValue(ctx, 'authorization'));
+      return token === undefined ? undefined : hashSecret(token);
+    };
+  }
   return function byApiKeyKey(ctx) {
-    const key = headerValue(ctx, header) ?? bearerToken(headerValue(ctx, 'authorization'));
+    const key = headerValue(ctx, header);
     return key === undefined ? undefined : hashSecret(key);
   };
 }

@@ -31,14 +31,22 @@ describe('byApiKey', () => {
     expect(key).not.toContain(secret);
   });
 
-  it('falls back to a Bearer token, with the same key for the same secret', async () => {
-    const viaBearer = await byApiKey()(contextOf({ headers: { authorization: `bearer   ${secret}` } }));
-    expect(viaBearer).toBe(await hashSecret(secret));
+  it("reads a Bearer token when told header: 'authorization', with the same key for the same secret", async () => {
+    const bearer = byApiKey({ header: 'Authorization' });
+    expect(await bearer(contextOf({ headers: { authorization: `bearer   ${secret}` } }))).toBe(await hashSecret(secret));
+    expect(await bearer(contextOf({ headers: { 'x-api-key': secret } }))).toBeUndefined();
   });
 
-  it('prefers the API key header over the Authorization header', async () => {
-    const ctx = contextOf({ headers: { 'x-api-key': 'key-a', authorization: 'Bearer key-b' } });
-    expect(await byApiKey()(ctx)).toBe(await hashSecret('key-a'));
+  it('reads one header only: a second credential cannot choose which key counts', async () => {
+    // A client authenticated by one header must not escape its limit by sending a fresh value in another.
+    const viaHeader = byApiKey();
+    const viaBearer = byApiKey({ header: 'authorization' });
+    for (const fresh of ['x1', 'x2', 'x3']) {
+      const ctx = contextOf({ headers: { 'x-api-key': fresh, authorization: 'Bearer key-b' } });
+      expect(await viaBearer(ctx)).toBe(await hashSecret('key-b'));
+      expect(await viaHeader(ctx)).toBe(await hashSecret(fresh));
+    }
+    expect(await viaHeader(contextOf({ headers: { authorization: 'Bearer key-b' } }))).toBeUndefined();
   });
 
   it('reads a configured header case-insensitively', async () => {
@@ -48,8 +56,9 @@ describe('byApiKey', () => {
   });
 
   it('does not apply without a key or with another Authorization scheme', async () => {
+    const bearer = byApiKey({ header: 'authorization' });
     expect(await byApiKey()(contextOf())).toBeUndefined();
-    expect(await byApiKey()(contextOf({ headers: { authorization: 'Basic dXNlcjpwYXNz' } }))).toBeUndefined();
-    expect(await byApiKey()(contextOf({ headers: { authorization: 'Bearer' } }))).toBeUndefined();
+    expect(await bearer(contextOf({ headers: { authorization: 'Basic dXNlcjpwYXNz' } }))).toBeUndefined();
+    expect(await bearer(contextOf({ headers: { authorization: 'Bearer' } }))).toBeUndefined();
   });
 });
