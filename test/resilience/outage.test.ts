@@ -94,6 +94,43 @@ describe('limiter over a RedisStore that is out of reach', () => {
     }
   });
 
+  it('a probe that fails (Redis back, its client not yet) costs probeInterval, not another cooldown (issue 9, item 10)', async () => {
+    const port = await freePort();
+    const client = parts.client(port);
+    let now = 2_000_000;
+    const changes: string[] = [];
+    const limiter = createLimiter({
+      store: new RedisStore({ client, clock: windowStartClock() }),
+      prefix: freshPrefix('probe'),
+      clock: () => now,
+      breaker: { failureThreshold: 5, failureWindow: 10_000, cooldown: 30_000 },
+      onBreakerChange: (change: BreakerChange) => changes.push(`${change.from}->${change.to}`),
+      limits: rules(10),
+    });
+    await consumeMany(limiter, '203.0.113.8', 5);
+    expect(changes).toEqual(['closed->open']);
+    // The cooldown is over; the probe finds no connection (as when Redis has just restarted and
+    // ioredis has not reconnected yet).
+    now += 30_000;
+    expect((await limiter.consume(ctxFor('203.0.113.8'))).degraded).toBe(true);
+    expect(changes).toEqual(['closed->open', 'open->half-open', 'half-open->open']);
+    await parts.redis({ port });
+    await ready(client);
+    now += 999;
+    expect((await limiter.consume(ctxFor('203.0.113.8'))).degraded).toBe(true);
+    // One probe interval (1 s by default) later, not 30 s: the next probe finds Redis.
+    now += 1;
+    const back = await consumeMany(limiter, '203.0.113.8', 2);
+    expect(back.map((decision) => decision.degraded)).toEqual([false, false]);
+    expect(changes).toEqual([
+      'closed->open',
+      'open->half-open',
+      'half-open->open',
+      'open->half-open',
+      'half-open->closed',
+    ]);
+  });
+
   it("failMode 'closed' refuses as unavailable with a Retry-After, 'open' allows; both degraded", async () => {
     const port = await freePort();
     const closed = createLimiter({

@@ -16,6 +16,8 @@ export interface BreakerSettings {
   failureWindow: number;
   /** ms */
   cooldown: number;
+  /** ms the breaker stays open after a failed probe: the store may be back, its client not connected yet. */
+  probeInterval: number;
 }
 
 /** Permission to call the store, tied to the breaker state it was granted in. */
@@ -28,7 +30,9 @@ export interface BreakerTicket {
 /**
  * A circuit breaker over an injected clock. It opens after `failureThreshold` consecutive failures
  * that all fall within `failureWindow`, refuses every call for `cooldown`, then lets exactly one
- * probe through (half-open): the probe's success closes it, its failure opens it again.
+ * probe through (half-open): the probe's success closes it, its failure opens it again, this time
+ * for `probeInterval` only. A store that has just come back often fails its first probe because its
+ * client has not reconnected yet; that must not cost another whole cooldown.
  * Results of calls granted under an earlier state are ignored, so a slow call that started before
  * the breaker opened cannot close it or reopen it later.
  */
@@ -36,6 +40,8 @@ export class CircuitBreaker {
   #state: BreakerState = 'closed';
   #generation = 0;
   #openedAt = 0;
+  /** How long the current open state lasts: the cooldown, or probeInterval after a failed probe. */
+  #openFor = 0;
   #probing = false;
   /** Times of the current run of consecutive failures, oldest first, at most failureThreshold. */
   readonly #failures: number[] = [];
@@ -53,7 +59,7 @@ export class CircuitBreaker {
   /** ms until the breaker lets a probe through; 0 unless open. */
   retryIn(): number {
     if (this.#state !== 'open') return 0;
-    return Math.max(0, this.#openedAt + this.settings.cooldown - this.clock());
+    return Math.max(0, this.#openedAt + this.#openFor - this.clock());
   }
 
   /** A ticket when the store may be called now, otherwise undefined. */
@@ -81,7 +87,7 @@ export class CircuitBreaker {
   fail(ticket: BreakerTicket): void {
     if (ticket.generation !== this.#generation) return;
     if (this.#state === 'half-open') {
-      this.#moveTo('open');
+      this.#moveTo('open', Math.min(this.settings.probeInterval, this.settings.cooldown));
       return;
     }
     const now = this.clock();
@@ -89,18 +95,21 @@ export class CircuitBreaker {
     if (this.#failures.length > this.settings.failureThreshold) this.#failures.shift();
     const oldest = this.#failures[0] ?? now;
     if (this.#failures.length >= this.settings.failureThreshold && now - oldest <= this.settings.failureWindow) {
-      this.#moveTo('open');
+      this.#moveTo('open', this.settings.cooldown);
     }
   }
 
-  #moveTo(to: BreakerState): void {
+  #moveTo(to: BreakerState, openFor = 0): void {
     const from = this.#state;
     const at = this.clock();
     this.#state = to;
     this.#generation++;
     this.#probing = false;
     this.#failures.length = 0;
-    if (to === 'open') this.#openedAt = at;
+    if (to === 'open') {
+      this.#openedAt = at;
+      this.#openFor = openFor;
+    }
     this.onChange({ from, to, at });
   }
 }

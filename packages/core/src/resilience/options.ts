@@ -17,6 +17,11 @@ export interface BreakerOptions {
   failureWindow?: Duration;
   /** How long the breaker stays open before one probe is let through. Default `'30 s'`. */
   cooldown?: Duration;
+  /**
+   * After a probe fails, how long until the next one (at most the cooldown): a store that has just
+   * come back often fails its first probe while its client reconnects. Default `'1 s'`.
+   */
+  probeInterval?: Duration;
 }
 
 /** Passed to `onDecision` and `onLimited`. */
@@ -108,13 +113,14 @@ export function parseResilienceOptions(raw: Record<string, unknown>): Resilience
 
 function parseBreaker(value: unknown): BreakerSettings {
   const raw = value === undefined ? {} : requireObject('createLimiter.breaker', value);
-  rejectUnknownKeys('createLimiter.breaker', raw, ['failureThreshold', 'failureWindow', 'cooldown']);
+  rejectUnknownKeys('createLimiter.breaker', raw, ['failureThreshold', 'failureWindow', 'cooldown', 'probeInterval']);
   const where = 'createLimiter.breaker';
   return {
     failureThreshold:
       raw.failureThreshold === undefined ? 5 : integerOption(`${where}.failureThreshold`, raw.failureThreshold, 1),
     failureWindow: raw.failureWindow === undefined ? 10_000 : windowOption(`${where}.failureWindow`, raw.failureWindow),
     cooldown: raw.cooldown === undefined ? 30_000 : windowOption(`${where}.cooldown`, raw.cooldown),
+    probeInterval: raw.probeInterval === undefined ? 1000 : windowOption(`${where}.probeInterval`, raw.probeInterval),
   };
 }
 

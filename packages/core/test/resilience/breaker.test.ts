@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CircuitBreaker, type BreakerChange } from '../../src/resilience/breaker';
 import { BreakerSet } from '../../src/resilience/breakers';
 
-function setup(settings = { failureThreshold: 3, failureWindow: 1000, cooldown: 5000 }) {
+function setup(settings = { failureThreshold: 3, failureWindow: 1000, cooldown: 5000, probeInterval: 1000 }) {
   const clock = { now: 0 };
   const changes: string[] = [];
   const onChange = (change: BreakerChange) => changes.push(`${change.from}->${change.to}@${change.at}`);
@@ -34,22 +34,43 @@ describe('CircuitBreaker', () => {
     expect(changes).toEqual(['closed->open@0', 'open->half-open@5000', 'half-open->closed@5000']);
   });
 
-  it('a failed probe opens it again for a full cooldown', () => {
+  it('a failed probe opens it again for probeInterval, not a whole cooldown (issue 9, item 10)', () => {
+    // The store is back but its client is still reconnecting: the first probe fails, the next one a
+    // second later finds it connected.
     const { clock, changes, breaker, failTimes } = setup();
     failTimes(3);
     clock.now = 5000;
     breaker.fail(breaker.acquire()!);
     expect(breaker.state).toBe('open');
-    clock.now = 9999;
+    expect(breaker.retryIn()).toBe(1000);
+    clock.now = 5999;
     expect(breaker.acquire()).toBeUndefined();
-    clock.now = 10_000;
-    expect(breaker.acquire()).toBeDefined();
+    clock.now = 6000;
+    breaker.fail(breaker.acquire()!);
+    clock.now = 7000;
+    const probe = breaker.acquire();
+    expect(probe).toBeDefined();
+    breaker.succeed(probe!);
     expect(changes).toEqual([
       'closed->open@0',
       'open->half-open@5000',
       'half-open->open@5000',
-      'open->half-open@10000',
+      'open->half-open@6000',
+      'half-open->open@6000',
+      'open->half-open@7000',
+      'half-open->closed@7000',
     ]);
+    // Failures that open a closed breaker again cost the whole cooldown.
+    failTimes(3);
+    expect(breaker.retryIn()).toBe(5000);
+  });
+
+  it('never waits longer after a failed probe than a cooldown', () => {
+    const { clock, breaker, failTimes } = setup({ failureThreshold: 1, failureWindow: 1000, cooldown: 300, probeInterval: 1000 });
+    failTimes(1);
+    clock.now = 300;
+    breaker.fail(breaker.acquire()!);
+    expect(breaker.retryIn()).toBe(300);
   });
 
   it('needs the failures to be consecutive: a success in between starts the count again', () => {
@@ -92,7 +113,7 @@ describe('CircuitBreaker', () => {
 });
 
 describe('BreakerSet', () => {
-  const settings = { failureThreshold: 2, failureWindow: 1000, cooldown: 5000 };
+  const settings = { failureThreshold: 2, failureWindow: 1000, cooldown: 5000, probeInterval: 1000 };
 
   it('keeps one breaker per partition and names the partition in its changes', () => {
     let now = 0;
