@@ -5,16 +5,25 @@ import type { LayerCall, LayerOutcome } from '../store';
 interface Denial {
   at: number;
   keys: readonly string[];
-  costs: readonly number[];
   outcomes: readonly LayerOutcome[];
+  /** The cost of the denied layer's request. */
+  cost: number;
+  /** True when any cost >= 1 waits exactly as long (a fixed window: nothing frees before its end). */
+  anyCost: boolean;
 }
 
 /**
  * Remembers, per layer key, a denial the store gave until its `retryAfter` has passed, so that a
- * flood from one client is answered here at no cost to the store. A request hits the cache when
- * one of its layers was denied for at least the same cost and the wait is not over (a larger cost
- * can only wait longer). Bounded: the least recently used keys are forgotten first.
- * Concurrency layers are never cached: a released slot frees them before any computed time.
+ * flood from one client is answered here at no cost to the store. A local answer must give the
+ * numbers the store would give, never a shorter wait, whatever other instances do meanwhile. So a
+ * denial is kept only when nothing at all can be admitted on that key before its retry time (no
+ * unit left), and it answers only the requests it is exact for:
+ *   - a fixed window frees nothing before the window ends: any cost >= 1 waits until then;
+ *   - the other algorithms free units gradually: a denial of cost 1 is the earliest anything can
+ *     pass, so it answers requests of cost 1 (a larger cost would wait longer: it goes to the store).
+ * An admission on a key (this instance charged it) forgets the key's denial. Bounded: the least
+ * recently used keys are forgotten first. Concurrency layers are never cached: a released slot
+ * frees them before any computed time.
  */
 export class DenyCache {
   readonly #entries: LRUCache<string, Denial>;
@@ -32,35 +41,41 @@ export class DenyCache {
 
   /** The outcomes to answer with when a layer of `calls` is still denied, otherwise undefined. */
   lookup(calls: readonly LayerCall[]): LayerOutcome[] | undefined {
-    const now = this.clock();
+    if (this.#entries.size === 0) return undefined;
+    let now: number | undefined;
     for (const call of calls) {
       const denial = this.#entries.get(call.key);
       if (denial === undefined) continue;
-      const index = denial.keys.indexOf(call.key);
-      const outcome = denial.outcomes[index] as LayerOutcome;
+      now ??= this.clock();
+      const outcome = denial.outcomes[denial.keys.indexOf(call.key)] as LayerOutcome;
       if (now >= denial.at + outcome.retryAfter) {
         this.#entries.delete(call.key);
-      } else if (call.cost >= (denial.costs[index] as number)) {
-        return calls.map((each) => replay(denial, each, now));
+      } else if (call.cost === denial.cost || (denial.anyCost && call.cost >= 1)) {
+        return calls.map((each) => replay(denial, each, now as number));
       }
     }
     return undefined;
   }
 
-  /** Records the layers the store denied (nothing when it allowed). */
+  /** Records the layers the store denied that nothing can pass before their retry; forgets keys it charged. */
   remember(calls: readonly LayerCall[], outcomes: readonly LayerOutcome[]): void {
-    if (outcomes.every((outcome) => outcome.allowed)) return;
-    const denial: Denial = {
-      at: this.clock(),
-      keys: calls.map((call) => call.key),
-      costs: calls.map((call) => call.cost),
-      outcomes,
-    };
-    for (const [index, outcome] of outcomes.entries()) {
+    let denied = false;
+    for (const outcome of outcomes) if (!outcome.allowed) denied = true;
+    if (!denied) {
+      if (this.#entries.size === 0) return;
+      for (const call of calls) if (call.cost > 0) this.#entries.delete(call.key);
+      return;
+    }
+    let denial: Denial | undefined;
+    for (let index = 0; index < outcomes.length; index++) {
+      const outcome = outcomes[index] as LayerOutcome;
       const call = calls[index] as LayerCall;
-      if (!outcome.allowed && outcome.retryAfter > 0 && call.algorithm.kind !== 'concurrency') {
-        this.#entries.set(call.key, denial);
-      }
+      const kind = call.algorithm.kind;
+      if (outcome.allowed || outcome.retryAfter <= 0 || outcome.remaining > 0 || kind === 'concurrency') continue;
+      const anyCost = kind === 'fixedWindow';
+      if (!anyCost && call.cost !== 1) continue;
+      denial ??= { at: this.clock(), keys: calls.map((each) => each.key), outcomes, cost: call.cost, anyCost };
+      this.#entries.set(call.key, denial.cost === call.cost ? denial : { ...denial, cost: call.cost, anyCost });
     }
   }
 
@@ -83,5 +98,12 @@ function replay(denial: Denial, call: LayerCall, now: number): LayerOutcome {
     return { allowed: true, limit, remaining: limit, resetAt: now, retryAfter: 0, delay: 0 };
   }
   if (outcome.allowed) return outcome;
-  return { ...outcome, retryAfter: Math.max(1, denial.at + outcome.retryAfter - now) };
+  return {
+    allowed: false,
+    limit: outcome.limit,
+    remaining: outcome.remaining,
+    resetAt: outcome.resetAt,
+    retryAfter: Math.max(1, denial.at + outcome.retryAfter - now),
+    delay: 0,
+  };
 }
