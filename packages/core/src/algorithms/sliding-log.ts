@@ -1,4 +1,5 @@
 import { windowOption } from '../duration';
+import { InvalidOptionError } from '../errors';
 import { integerOption, rejectUnknownKeys, requireObject } from '../validate';
 import type { Duration } from '../duration';
 import type { Algorithm, Outcome } from './types';
@@ -33,6 +34,12 @@ function live(state: SlidingLogState | undefined, now: number, window: number): 
 }
 
 /**
+ * The largest slidingLog limit: a key keeps one entry per unit admitted in the window (8 bytes in a
+ * MemoryStore, about 130 in Redis), and a request of cost n writes n entries.
+ */
+export const MAX_SLIDING_LOG_LIMIT = 10_000;
+
+/**
  * An exact rolling window: remembers the time of every admitted unit and admits a request only if
  * fewer than `limit` units (including it) fall in the last `window`. Memory is O(limit) per key.
  *
@@ -42,6 +49,11 @@ export function slidingLog(options: SlidingLogOptions): Algorithm<SlidingLogStat
   const raw = requireObject('slidingLog', options);
   rejectUnknownKeys('slidingLog', raw, ['limit', 'window']);
   const limit = integerOption('slidingLog.limit', raw.limit, 1);
+  if (limit > MAX_SLIDING_LOG_LIMIT) {
+    throw new InvalidOptionError(
+      `slidingLog.limit must be at most ${MAX_SLIDING_LOG_LIMIT} (it keeps one entry per unit admitted in the window), got ${limit}; use slidingWindow or gcra for larger limits`,
+    );
+  }
   const window = windowOption('slidingLog.window', raw.window);
 
   return {

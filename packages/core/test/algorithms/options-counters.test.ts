@@ -64,6 +64,13 @@ const bad: BadOptions[] = [
     ],
   ]),
   [
+    // Issue 9, item 8: a slidingLog keeps an entry per unit, so its limit bounds a key's memory.
+    'slidingLog',
+    { limit: 10_001, window: '1m' },
+    'InvalidOptionError',
+    'slidingLog.limit must be at most 10000 (it keeps one entry per unit admitted in the window), got 10001; use slidingWindow or gcra for larger limits',
+  ],
+  [
     'slidingWindow',
     { limit: 1_000_000_000, window: '1d' },
     'InvalidOptionError',
