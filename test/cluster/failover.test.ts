@@ -2,6 +2,7 @@ import { createLimiter, type FailMode, fixedWindow, type KeyContext } from '@flo
 import { RedisStore } from '@floodgate/redis';
 import type { Cluster, ClusterOptions } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { limiterKey } from '../redis/fixtures/client.ts';
 import { type RedisCluster, startCluster } from '../helpers/redis-cluster.ts';
 import { connectCluster, freshPrefix } from '../helpers/redis-cluster-client.ts';
 import { startLoad } from './tally.ts';
@@ -47,7 +48,7 @@ async function failoverUnderLoad(extra: ClusterOptions, failMode: FailMode) {
     ],
   });
   const ctx: KeyContext = { ip: undefined, header: (name) => (name === 'x-user' ? 'hot' : undefined), req: {} };
-  const key = `${prefix}:user:{hot}`;
+  const key = limiterKey(prefix, 'user', fixedWindow({ limit: LIMIT, window: '1h' }), 'hot');
   const replica = cluster.replicaOf(await cluster.masterOf(key));
 
   const { tally, stop } = startLoad(() => limiter.consume(ctx), WORKERS);

@@ -4,6 +4,7 @@ import type { ClusterNode } from '../helpers/redis-cluster.ts';
 import { useCluster } from '../helpers/cluster-suite.ts';
 import { freshPrefix } from '../helpers/redis-cluster-client.ts';
 import { NASTY_IDENTITIES } from '../hashtags/identities.ts';
+import { limiterKeyOn } from './node-stats.ts';
 import { strictClusterOptions } from './limiter.ts';
 
 const suite = useCluster();
@@ -49,8 +50,8 @@ async function storedCount(master: ClusterNode, key: string): Promise<number> {
 }
 
 async function countOn(prefix: string, rule: string, id: string): Promise<number> {
-  const key = `${prefix}:${rule}:{${id}}`;
-  return storedCount(await suite.cluster.masterOf(key), key);
+  const { master, key } = await limiterKeyOn(suite.cluster, prefix, rule, id);
+  return key === undefined ? 0 : storedCount(master, key);
 }
 
 describe('layers whose keys live on different masters', () => {

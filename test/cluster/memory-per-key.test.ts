@@ -12,6 +12,7 @@ import {
 import { RedisStore } from '@floodgate/redis';
 import { type Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { limiterKey } from '../redis/fixtures/client.ts';
 import { type RedisCluster, startCluster } from '../helpers/redis-cluster.ts';
 import { connectCluster } from '../helpers/redis-cluster-client.ts';
 import { type RedisServer, startRedis } from '../helpers/redis-server.ts';
@@ -107,14 +108,14 @@ async function measure(client: Redis | Cluster, node: Redis, item: Case): Promis
     timeout: 2000,
     limits: [{ name: 'ip', key: (ctx) => ctx.ip, algorithm: item.algorithm }],
   });
-  // A typical key: an IPv4 identity under the default prefix, e.g. fg:ip:{203.0.113.7}.
+  // A typical key: an IPv4 identity under the default prefix, e.g. fg:ip:fw.590ab6:{203.0.113.7}.
   const ip = ipOf(item);
   for (const time of item.times) {
     now = time;
     const decision = await limiter.consume({ ip, header: () => undefined, req: {} });
     expect(decision).toMatchObject({ allowed: true, degraded: false });
   }
-  const key = `fg:ip:{${ip}}`;
+  const key = limiterKey('fg', 'ip', item.algorithm, ip);
   const [bytes, encoding, type, pttl] = await Promise.all([
     node.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'),
     node.call('OBJECT', 'ENCODING', key),

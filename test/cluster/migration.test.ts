@@ -1,5 +1,6 @@
 import { createLimiter, fixedWindow, type KeyContext } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
+import { limiterKey } from '../redis/fixtures/client.ts';
 import { describe, expect, it } from 'vitest';
 import { useCluster } from '../helpers/cluster-suite.ts';
 import type { ClusterNode } from '../helpers/redis-cluster.ts';
@@ -60,7 +61,9 @@ function hotLimiter(store: WitnessedStore, prefix: string) {
     })),
   });
   const ctx: KeyContext = { ip: undefined, header: (name) => (name === 'x-user' ? 'hot' : undefined), req: {} };
-  const keys = [`${prefix}:per-1m:{hot}`, `${prefix}:per-1h:{hot}`];
+  const keys = (['1m', '1h'] as const).map((window) =>
+    limiterKey(prefix, `per-${window}`, fixedWindow({ limit: LIMIT, window }), 'hot'),
+  );
   return { consume: () => limiter.consume(ctx), keys, storeErrors };
 }
 

@@ -14,6 +14,25 @@ export async function keysOn(cluster: RedisCluster, node: ClusterNode, prefix: s
   return keys;
 }
 
+/**
+ * The key a limiter wrote for `identity` under `prefix` and `rule`, whatever its algorithm tag
+ * (`prefix:rule:<tag>:{identity}`), found on the master that owns the identity's slot; undefined
+ * when there is none.
+ */
+export async function limiterKeyOn(
+  cluster: RedisCluster,
+  prefix: string,
+  rule: string,
+  identity: string,
+): Promise<{ master: ClusterNode; key: string | undefined }> {
+  const master = await cluster.masterOf(`${prefix}:${rule}:{${identity}}`);
+  const found = (await keysOn(cluster, master, prefix)).filter(
+    (key) => key.startsWith(`${prefix}:${rule}:`) && key.endsWith(`:{${identity}}`),
+  );
+  if (found.length > 1) throw new Error(`more than one key for ${rule} ${identity}: ${found.join(', ')}`);
+  return { master, key: found[0] };
+}
+
 /** How often `node` answered with this error prefix (`MOVED`, `ASK`, `TRYAGAIN`...) since its last CONFIG RESETSTAT. */
 export async function errorCount(cluster: RedisCluster, node: ClusterNode, prefix: string): Promise<number> {
   return infoNumber(cluster, node, 'errorstats', `errorstat_${prefix}`, 'count');

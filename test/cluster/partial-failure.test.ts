@@ -7,6 +7,7 @@ import { freshPrefix } from '../helpers/redis-cluster-client.ts';
 import { NOW } from './limiter.ts';
 import { keysOn, scriptRuns } from './node-stats.ts';
 import { WitnessedStore } from './witnessed-store.ts';
+import { limiterKey } from '../redis/fixtures/client.ts';
 
 const suite = useCluster();
 
@@ -19,7 +20,9 @@ const STORE_TIMEOUT = 300;
 const PAUSE_MS = 800;
 const CONCURRENT = 20;
 
-const keyOf = (prefix: string, rule: 'ip' | 'user', id: string) => `${prefix}:${rule}:{${id}}`;
+/** Both layers are fixedWindow({ limit: 1000, window: '1m' }) (see partitionedLimiter). */
+const keyOf = (prefix: string, rule: 'ip' | 'user', id: string) =>
+  limiterKey(prefix, rule, fixedWindow({ limit: 1000, window: '1m' }), id);
 
 const request = (ip: string, user: string): KeyContext => ({
   ip,

@@ -3,6 +3,7 @@ import type { Decision } from '@floodgate/core';
 import {
   adminCommand,
   chargedInRedis,
+  ipLimiterKey,
   ctxFor,
   freshPrefix,
   ipLimiter,
@@ -132,7 +133,7 @@ describe('RedisStore client states (reliability.md catalogue A)', () => {
     // The five calls that timed out were already on the wire: Redis runs them when it resumes.
     await redis.ping();
     const charged = await chargedInRedis(frozen.port, prefix, 'ghost');
-    const type = await adminCommand(frozen.port, 'TYPE', `${prefix}:ip:{ghost}`);
+    const type = await adminCommand(frozen.port, 'TYPE', ipLimiterKey(prefix, 'ghost'));
     expect({ type, charged }).toEqual({ type: 'hash', charged: 5 });
   });
 });

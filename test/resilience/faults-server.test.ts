@@ -3,6 +3,7 @@ import { SCRIPT_SHA1 } from '../../packages/redis/src/generated/lua.ts';
 import {
   adminCommand,
   chargedInRedis,
+  ipLimiterKey,
   commandCalls,
   ctxFor,
   freshPrefix,
@@ -74,7 +75,7 @@ describe('server-side faults (reliability.md A10, A17)', () => {
     expect(decision).toMatchObject({ degraded: true, allowed: true });
     expect(errors.map(String)).toEqual([expect.stringMatching(/OOM command not allowed/)]);
     // The script's first write was refused, so it stopped before changing anything.
-    expect(await chargedInRedis(redis.port, prefix, 'victim')).toBe(1);
+    expect(await chargedInRedis(redis.port, prefix, 'victim', 10)).toBe(1);
 
     // Room again: the same limiter goes back to Redis, which still holds the one charge.
     await adminCommand(redis.port, 'CONFIG', 'SET', 'maxmemory', '64mb');
@@ -97,7 +98,7 @@ describe('server-side faults (reliability.md A10, A17)', () => {
     // until Redis has evicted it, bounded (measured: 4,750 to 9,250 junk keys, 2,541 to 7,041
     // evictions, where ~2,200 fill 4 MB).
     const filler = await recommendedClient(redis.port, { commandTimeout: 5000 });
-    const counter = `${prefix}:ip:{victim}`;
+    const counter = ipLimiterKey(prefix, 'victim', 10);
     const value = 'x'.repeat(1024);
     let written = 0;
     while ((await filler.exists(counter)) === 1 && written < 60_000) {

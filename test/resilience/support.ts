@@ -3,6 +3,7 @@ import { RedisStore } from '@floodgate/redis';
 import { Redis, type RedisOptions } from 'ioredis';
 import { afterEach } from 'vitest';
 import { type RedisServer, type StartRedisOptions, startRedis } from '../helpers/redis-server.ts';
+import { limiterKey } from '../redis/fixtures/client.ts';
 
 /**
  * An ioredis client with the settings reliability.md recommends (no offline queue, no per-request
@@ -148,9 +149,14 @@ export function ipLimiter(
   });
 }
 
+/** The key an ipLimiter of `limit` per minute writes for `ip` under `prefix`. */
+export function ipLimiterKey(prefix: string, ip: string, limit = 1000): string {
+  return limiterKey(prefix, 'ip', fixedWindow({ limit, window: 60_000 }), ip);
+}
+
 /** The count Redis at `port` holds for `ip` under `prefix` (an ipLimiter's fixedWindow hash). */
-export async function chargedInRedis(port: number, prefix: string, ip: string): Promise<number> {
-  return Number(await adminCommand(port, 'HGET', `${prefix}:ip:{${ip}}`, 'count'));
+export async function chargedInRedis(port: number, prefix: string, ip: string, limit = 1000): Promise<number> {
+  return Number(await adminCommand(port, 'HGET', ipLimiterKey(prefix, ip, limit), 'count'));
 }
 
 /** A decision and how long it took, in ms. */

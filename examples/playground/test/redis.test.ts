@@ -31,7 +31,7 @@ it('keeps every limiter in Redis when REDIS_URL is set', async () => {
   for (let i = 0; i < 4; i++) statuses.push((await fetch(`${site.url}/api/gcra?client=${client}`)).status);
   expect(statuses).toEqual([200, 200, 200, 429]);
   const inspect = new Redis(redis.url);
-  const keys = await inspect.keys(`playground.gcra:gcra:{${client}}*`);
+  const keys = await inspect.keys(`playground.gcra:gcra:*:{${client}}*`);
   await inspect.quit();
   expect(keys).toHaveLength(1);
 });

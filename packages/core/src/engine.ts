@@ -1,5 +1,7 @@
 import { checkCost } from './algorithms/cost';
+import { checkedClock } from './clock';
 import { show } from './errors';
+import { algorithmTag } from './keys/algorithm-tag';
 import { ipKey } from './keys/by-ip';
 import { encodeIdentity } from './keys/identity';
 import { LimiterDecision } from './limiter-decision';
@@ -18,6 +20,7 @@ import type { GuardedStore } from './resilience/guarded-store';
 import type { LayerCall, LayerOutcome, Store } from './store';
 import type { MaybePromise } from './thenable';
 import type { Warn } from './warnings';
+import type { FailMode } from './resilience/options';
 
 /** A layer call that remembers its rule, so the answer can be named without a parallel array. */
 interface RuleCall extends LayerCall {
@@ -45,22 +48,26 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
   readonly rules: readonly LimitRule<Req>[];
   readonly clock: () => number;
   readonly events: SafeEvents;
-  readonly #warn: Warn;
+  /** Where this limiter's warnings go, each code once. */
+  readonly warn: Warn;
+  readonly failMode: FailMode;
   readonly #keyStarts: readonly string[];
   readonly #guarded: GuardedStore | undefined;
   readonly #sync: SyncStore | undefined;
   readonly #needsRequestId: boolean;
 
-  constructor(config: LimiterConfig<Req>, warn: Warn) {
+  constructor(config: LimiterConfig<Req>) {
+    const warn = config.warn;
+    this.warn = warn;
+    this.failMode = config.resilience.failMode;
     this.prefix = config.prefix;
     this.store = config.store;
     this.rules = config.rules;
-    this.clock = config.clock;
-    this.#warn = warn;
+    this.clock = checkedClock(config.clock, 'createLimiter.clock', warn);
     this.events = safeEvents(config.resilience.hooks);
-    this.#keyStarts = config.rules.map((rule) => `${config.prefix}:${rule.name}:{`);
+    this.#keyStarts = config.rules.map((rule) => `${config.prefix}:${rule.name}:${algorithmTag(rule.algorithm)}:{`);
     const local = config.store.local === true;
-    this.#guarded = local ? undefined : guardStore(config.store, config.resilience, this.events, config.clock);
+    this.#guarded = local ? undefined : guardStore(config.store, config.resilience, this.events, this.clock);
     const sync = config.store as Partial<SyncStore>;
     this.#sync = local && typeof sync.consumeNow === 'function' ? (sync as SyncStore) : undefined;
     // Sliding log entries and concurrency leases are stored under the request's id; nothing else needs one.
@@ -122,7 +129,7 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
       value instanceof KeyFailure
         ? `threw ${value.error instanceof Error ? value.error.message : show(value.error)}`
         : `returned ${show(value)} (expected a string or undefined)`;
-    this.#warn(
+    this.warn(
       WarningCode.keyFunctionFailed,
       `the key function of rule "${rule.name}" ${reason}; such requests are counted under that rule by client address`,
     );

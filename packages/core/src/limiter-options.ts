@@ -1,5 +1,7 @@
 import { InvalidOptionError, InvalidOptionTypeError, show } from './errors';
+import { checkedClock } from './clock';
 import { MemoryStore } from './memory-store';
+import { consoleWarning, onceWarner } from './warnings';
 import { parseResilienceOptions, RESILIENCE_KEYS } from './resilience/options';
 import { functionOption, nameOption, rejectUnknownKeys, requireObject } from './validate';
 import type { Algorithm } from './algorithms/types';
@@ -7,7 +9,7 @@ import type { KeyFunction } from './keys/context';
 import type { LimitRule, LimiterOptions } from './limiter';
 import type { ResilienceConfig } from './resilience/options';
 import type { Store } from './store';
-import type { FloodgateWarning } from './warnings';
+import type { FloodgateWarning, Warn } from './warnings';
 
 /** Every option createLimiter reads; the adapters pass exactly these through. */
 export const LIMITER_KEYS = ['store', 'prefix', 'limits', 'clock', 'onWarning', ...RESILIENCE_KEYS] as const;
@@ -18,8 +20,8 @@ export interface LimiterConfig<Req> {
   prefix: string;
   rules: readonly LimitRule<Req>[];
   clock: () => number;
-  /** Undefined when not given (the caller picks the default sink). */
-  onWarning: ((warning: FloodgateWarning) => void) | undefined;
+  /** Where warnings go, each code once: the user's onWarning, else the console. */
+  warn: Warn;
   resilience: ResilienceConfig;
 }
 
@@ -28,9 +30,18 @@ export function parseLimiterOptions<Req>(options: LimiterOptions<Req>): LimiterC
   const raw = requireObject('createLimiter', options);
   rejectUnknownKeys('createLimiter', raw, LIMITER_KEYS);
   const prefix = raw.prefix === undefined ? 'fg' : nameOption('createLimiter.prefix', raw.prefix);
+  const onWarning =
+    raw.onWarning === undefined
+      ? consoleWarning
+      : functionOption<(warning: FloodgateWarning) => void>('createLimiter.onWarning', raw.onWarning);
+  const warn = onceWarner(onWarning);
   const clock = raw.clock === undefined ? undefined : functionOption<() => number>('createLimiter.clock', raw.clock);
-  const store = raw.store === undefined ? new MemoryStore(clock ? { clock } : {}) : parseStore(raw.store);
-  if (clock !== undefined && store instanceof MemoryStore && store.clock !== clock) {
+  // A store made here reads the limiter's clock, checked, so that a bad reading is reported to onWarning.
+  const store =
+    raw.store === undefined
+      ? new MemoryStore(clock ? { clock: checkedClock(clock, 'createLimiter.clock', warn) } : {})
+      : parseStore(raw.store);
+  if (raw.store !== undefined && clock !== undefined && store instanceof MemoryStore && store.clock !== clock) {
     throw new InvalidOptionError(
       'createLimiter.clock differs from the clock of the MemoryStore given as store; pass one clock to both',
     );
@@ -40,10 +51,7 @@ export function parseLimiterOptions<Req>(options: LimiterOptions<Req>): LimiterC
     prefix,
     rules: parseRules(raw.limits) as readonly LimitRule<Req>[],
     clock: clock ?? Date.now,
-    onWarning:
-      raw.onWarning === undefined
-        ? undefined
-        : functionOption<(warning: FloodgateWarning) => void>('createLimiter.onWarning', raw.onWarning),
+    warn,
     resilience: parseResilienceOptions(raw),
   };
 }

@@ -1,6 +1,5 @@
 import { LimiterEngine } from './engine';
 import { parseLimiterOptions } from './limiter-options';
-import { consoleWarning, onceWarner } from './warnings';
 import type { Algorithm } from './algorithms/types';
 import type { Decision } from './decision';
 import type { KeyContext, KeyFunction } from './keys/context';
@@ -62,7 +61,7 @@ export interface Limiter<Req = unknown> {
  */
 export function createLimiter<Req = unknown>(options: LimiterOptions<Req>): Limiter<Req> {
   const config = parseLimiterOptions(options);
-  return limiterOf(new LimiterEngine(config, onceWarner(config.onWarning ?? consoleWarning)));
+  return limiterOf(new LimiterEngine(config));
 }
 
 /** The public face of an engine. A refund(ctx) after consume(ctx) gives back on the keys that were charged. */

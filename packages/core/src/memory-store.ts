@@ -1,5 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { ttlOf } from './algorithms/types';
+import { checkedClock } from './clock';
+import { consoleWarning, onceWarner } from './warnings';
 import type { Outcome } from './algorithms/types';
 import { integerOption, functionOption, rejectUnknownKeys, requireObject } from './validate';
 import type { LayerCall, LayerOutcome, Store } from './store';
@@ -21,6 +23,8 @@ export class MemoryStore implements Store {
   readonly local = true;
   readonly clock: () => number;
   readonly maxKeys: number;
+  /** The clock, each reading checked (see checkedClock). */
+  readonly #now: () => number;
   // States are objects or arrays (never undefined), so they are stored as they are.
   readonly #entries: LRUCache<string, object>;
 
@@ -29,7 +33,8 @@ export class MemoryStore implements Store {
     rejectUnknownKeys('MemoryStore', raw, ['maxKeys', 'clock']);
     this.maxKeys = raw.maxKeys === undefined ? 100_000 : integerOption('MemoryStore.maxKeys', raw.maxKeys, 1);
     this.clock = raw.clock === undefined ? Date.now : functionOption('MemoryStore.clock', raw.clock);
-    const clock = this.clock;
+    const clock = checkedClock(this.clock, 'MemoryStore.clock', onceWarner(consoleWarning));
+    this.#now = clock;
     // Bounded by maxSize with every entry weighing 1 rather than by `max`: `max` preallocates
     // arrays for every slot up front (about 28 ms for 100,000 keys), which per-route limiters and
     // the local fallback would pay at construction.
@@ -52,7 +57,7 @@ export class MemoryStore implements Store {
 
   /** The synchronous core of `consume`, for callers that must not yield (the limiter, the local fallback). */
   consumeNow(calls: readonly LayerCall[], requestId: string): Outcome<unknown>[] {
-    const now = this.clock();
+    const now = this.#now();
     const entries = this.#entries;
     const decided: Outcome<unknown>[] = new Array(calls.length);
     let allowed = true;
@@ -79,7 +84,7 @@ export class MemoryStore implements Store {
   }
 
   async refund(calls: readonly LayerCall[], requestId: string): Promise<void> {
-    const now = this.clock();
+    const now = this.#now();
     for (const call of calls) {
       const entry = this.#entries.get(call.key);
       if (entry === undefined) continue;

@@ -15,6 +15,7 @@ export const WarningCode = {
   keyFunctionFailed: 'WARN_FLOODGATE_KEY_FUNCTION_FAILED',
   invalidCost: 'WARN_FLOODGATE_INVALID_COST',
   skipFailed: 'WARN_FLOODGATE_SKIP_FAILED',
+  badClock: 'WARN_FLOODGATE_BAD_CLOCK',
 } as const;
 
 /** Where warnings go: the user's `onWarning`, called at most once per code. */

@@ -5,14 +5,29 @@ import {
   describeTrust,
   Gate,
   isThenable,
-  mergeRouteOptions,
+  routeOverride,
   nodeHeader,
   parseHttpOptions,
   TurnQueue,
 } from '@floodgate/core';
 import fp from 'fastify-plugin';
-import type { Decision, GateResult, HttpDriver, HttpLimitOptions, ProxyTrust, RateLimitInfo } from '@floodgate/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
+import type {
+  Decision,
+  GateResult,
+  HttpConfig,
+  HttpDriver,
+  HttpLimitOptions,
+  ProxyTrust,
+  RateLimitInfo,
+  SharedCounters,
+} from '@floodgate/core';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+} from 'fastify';
 
 /** Answers a denied request yourself; the rate-limit headers are already set. */
 export type FloodgateHandler = (request: FastifyRequest, reply: FastifyReply, decision: Decision) => unknown;
@@ -68,8 +83,18 @@ function fastifyDriver(setting: TrustSetting): HttpDriver<FastifyRequest, Fastif
   };
 }
 
-function gateHook(options: unknown, where: string, driver: HttpDriver<FastifyRequest, FastifyReply>): onRequestHookHandler {
-  const config = parseHttpOptions<FastifyRequest, FastifyReply, FloodgateHandler>(where, options);
+interface GateHook {
+  hook: onRequestHookHandler;
+  engine: HttpConfig<FastifyRequest>['engine'];
+}
+
+function gateHook(
+  options: unknown,
+  where: string,
+  driver: HttpDriver<FastifyRequest, FastifyReply>,
+  counters?: SharedCounters<FastifyRequest>,
+): GateHook {
+  const config = parseHttpOptions<FastifyRequest, FastifyReply, FloodgateHandler>(where, options, [], counters);
   const gate = new Gate(config, driver);
 
   const apply = (result: GateResult, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
@@ -116,15 +141,18 @@ function gateHook(options: unknown, where: string, driver: HttpDriver<FastifyReq
   };
   const turn = new TurnQueue(decide);
 
-  return function floodgateOnRequest(request, reply, done) {
-    if (turn.batching) turn.push(request, reply, done);
-    else decide(request, reply, done);
+  return {
+    hook: function floodgateOnRequest(request, reply, done) {
+      if (turn.batching) turn.push(request, reply, done);
+      else decide(request, reply, done);
+    },
+    engine: config.engine,
   };
 }
 
 async function plugin(fastify: FastifyInstance, options: FloodgateOptions): Promise<void> {
   const driver = fastifyDriver(trustSetting(fastify));
-  const appHook = gateHook(options, 'floodgate', driver);
+  const app = gateHook(options, 'floodgate', driver);
   // One gate per route options object: the HEAD route Fastify adds shares its GET route's counters.
   const routeHooks = new WeakMap<object, onRequestHookHandler>();
   fastify.decorateRequest('rateLimit', undefined);
@@ -132,10 +160,12 @@ async function plugin(fastify: FastifyInstance, options: FloodgateOptions): Prom
     const own = route.config?.rateLimit;
     if (own === false) return;
     const where = `config.rateLimit of ${route.method} ${route.url}`;
-    let hook = own === undefined ? appHook : routeHooks.get(own);
+    let hook = own === undefined ? app.hook : routeHooks.get(own);
     if (hook === undefined) {
-      const merged = mergeRouteOptions(where, options as Record<string, unknown>, own, String(route.url));
-      hook = gateHook(merged, where, driver);
+      const override = routeOverride(where, options as Record<string, unknown>, own, String(route.url));
+      const counters =
+        override.counters === 'own' ? undefined : { engine: app.engine, reuse: override.counters === 'app' };
+      hook = gateHook(override.options, where, driver, counters).hook;
       if (typeof own === 'object' && own !== null) routeHooks.set(own, hook);
     }
     const existing = route.onRequest === undefined ? [] : [route.onRequest].flat();

@@ -44,6 +44,25 @@ describe.each([
     await app.close();
   });
 
+  it('a route that changes only how a denial looks, its cost or what it skips counts in the app-wide limit (issue 9, item 2)', async () => {
+    const app = fastify();
+    await app.register(floodgate, { limit: 3, window: '1m', clock: () => T0 });
+    app.get('/', async () => 'app');
+    app.get('/teapot', { config: { rateLimit: { statusCode: 418 } } }, async () => 'teapot');
+    app.get('/message', { config: { rateLimit: { message: 'slow down', legacyHeaders: false } } }, async () => 'msg');
+    app.get('/costly', { config: { rateLimit: { cost: () => 2 } } }, async () => 'costly');
+    app.get('/hooked', { config: { rateLimit: { onDecision: () => {} } } }, async () => 'hooked');
+    // One budget of 3 for the client, wherever it spends it.
+    expect((await app.inject('/')).statusCode).toBe(200);
+    expect((await app.inject('/costly')).headers['ratelimit']).toBe('"ip";r=0;t=120');
+    expect((await app.inject('/teapot')).statusCode).toBe(418);
+    const message = await app.inject('/message');
+    expect([message.statusCode, message.body]).toEqual([429, 'slow down']);
+    expect((await app.inject('/hooked')).statusCode).toBe(429);
+    expect((await app.inject('/')).statusCode).toBe(429);
+    await app.close();
+  });
+
   it('rejects bad plugin and route options when registering', async () => {
     const app = fastify();
     await expect(app.register(floodgate, { limit: 0, window: '1m' }).ready()).rejects.toThrow(/limit.*0/);

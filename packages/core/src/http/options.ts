@@ -5,7 +5,7 @@ import { parseHeaderModes } from '../headers';
 import { limiterOf } from '../limiter';
 import { LIMITER_KEYS, parseLimiterOptions } from '../limiter-options';
 import { functionOption, integerOption, rejectUnknownKeys, requireObject } from '../validate';
-import { consoleWarning, onceWarner, WarningCode } from '../warnings';
+import { WarningCode } from '../warnings';
 import { ipMatcher } from './ip-match';
 import { shortFormRule } from './short-form';
 import { claimStorePrefix } from './warnings';
@@ -63,13 +63,13 @@ export function parseHttpOptions<Req, Res, Handler>(
   where: string,
   options: unknown,
   adapterKeys: readonly string[] = [],
+  counters?: SharedCounters<Req>,
 ): HttpConfig<Req, Res, Handler> {
   const raw = requireObject(where, options);
   rejectUnknownKeys(where, raw, [...OWN_KEYS, ...LIMITER_KEYS, ...adapterKeys]);
-  const limiterConfig = parseLimiterOptions<Req>(limiterOptions(where, raw));
-  const warn = onceWarner(limiterConfig.onWarning ?? consoleWarning);
-  const engine = new LimiterEngine(limiterConfig, warn);
-  if (claimStorePrefix(engine.store, engine.prefix)) {
+  const engine = counters?.reuse === true ? counters.engine : buildEngine<Req>(where, raw, counters);
+  const warn = engine.warn;
+  if (counters === undefined && claimStorePrefix(engine.store, engine.prefix)) {
     warn(
       WarningCode.storeReuse,
       `another middleware instance already counts in the same store under prefix "${engine.prefix}": requests passing both are counted twice; give each instance its own prefix`,
@@ -79,7 +79,7 @@ export function parseHttpOptions<Req, Res, Handler>(
   return {
     engine,
     limiter: limiterOf(engine),
-    failMode: limiterConfig.resilience.failMode,
+    failMode: engine.failMode,
     cost: optionalFunction(where, raw, 'cost'),
     skip: optionalFunction(where, raw, 'skip'),
     allowed: allowList?.allowed,
@@ -92,6 +92,31 @@ export function parseHttpOptions<Req, Res, Handler>(
     ...parseOutcomeOptions<Req, Res>(where, raw),
     warn,
   };
+}
+
+/**
+ * Counters a route shares with its app (Fastify `config.rateLimit` that changes only how requests
+ * are answered): the app's engine itself (`reuse`), or a new one over its store and prefix.
+ */
+export interface SharedCounters<Req> {
+  engine: LimiterEngine<Req>;
+  reuse: boolean;
+}
+
+/**
+ * The limiter of a middleware. One that shares an app's counters with limiter options of its own
+ * (a route's hooks or failMode) runs over the app's store, prefix and clock.
+ */
+function buildEngine<Req>(where: string, raw: Record<string, unknown>, counters: SharedCounters<Req> | undefined) {
+  const passed = limiterOptions(where, raw) as unknown as Record<string, unknown>;
+  if (counters !== undefined) {
+    passed.store = counters.engine.store;
+    passed.prefix = counters.engine.prefix;
+    passed.clock = undefined;
+  }
+  const config = parseLimiterOptions<Req>(passed as unknown as LimiterOptions<Req>);
+  if (counters !== undefined) config.clock = counters.engine.clock;
+  return new LimiterEngine(config);
 }
 
 /** createLimiter's options out of the middleware's: the short form becomes one `ip` layer. */

@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { InvalidOptionError, InvalidOptionTypeError, show } from '../errors';
+import { withoutPort } from '../keys/address';
 import { ipMatcher } from './ip-match';
 import type { ProxyTrust } from './warnings';
 
@@ -34,11 +35,12 @@ export function clientIpResolver(name: string, setting: unknown): ClientIpResolv
     trust,
     resolve(remote, forwardedFor) {
       if (trust === 'none' || remote === undefined || forwardedFor === undefined) return remote;
+      // Every hop as an address: a port after one (Azure writes them) is not part of the client's identity.
       const hops = [
-        remote,
+        withoutPort(remote),
         ...forwardedFor
           .split(',')
-          .map((hop) => hop.trim())
+          .map((hop) => withoutPort(hop.trim()))
           .reverse(),
       ];
       for (let index = 0; index < hops.length - 1; index++) {

@@ -1,6 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { InvalidOptionError, InvalidOptionTypeError, show } from '../errors';
 import { rejectUnknownKeys, requireObject } from '../validate';
+import { withoutPort } from './address';
 import type { KeyFunction } from './context';
 
 export interface ByIpOptions {
@@ -73,16 +74,9 @@ function fallbackOption(name: string, raw: Record<string, unknown>): string | un
   return value;
 }
 
-/**
- * `203.0.113.7:5678` or `[2001:db8::1]:5678`, as some proxies (Azure's among them) write
- * X-Forwarded-For. Kept as it is, the port would give every connection of a client its own bucket.
- */
-const WITH_PORT = /^(?:(\d{1,3}(?:\.\d{1,3}){3})|\[([^\]]+)\]):\d{1,5}$/;
-
 /** The key for one address string; exported for tests of the masking alone. */
 export function ipKey(value: string, ipv6Subnet: number): string {
-  const withPort = WITH_PORT.exec(value);
-  const ip = withPort === null ? value : ((withPort[1] ?? withPort[2]) as string);
+  const ip = withoutPort(value);
   if (ipaddr.IPv4.isValidFourPartDecimal(ip)) return ipaddr.IPv4.parse(ip).toString();
   if (!ipaddr.IPv6.isValid(ip)) return value;
   const address = ipaddr.IPv6.parse(ip);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientIpResolver, describeTrust, ipMatcher, mergeRouteOptions } from '@floodgate/core';
+import { clientIpResolver, describeTrust, ipMatcher, routeOverride } from '@floodgate/core';
 
 describe('ipMatcher', () => {
   const matches = ipMatcher('allowList', ['10.0.0.0/8', '2001:db8::/32', '192.0.2.1', '::ffff:198.51.100.0/120']);
@@ -30,6 +30,17 @@ describe('clientIpResolver', () => {
     expect(clientIpResolver('t', undefined).resolve('10.0.0.1', '1.2.3.4')).toBe('10.0.0.1');
     expect(clientIpResolver('t', false).resolve('10.0.0.1', '1.2.3.4')).toBe('10.0.0.1');
     expect(clientIpResolver('t', 0).resolve('10.0.0.1', '1.2.3.4')).toBe('10.0.0.1');
+  });
+
+  it('reads an address with a port after it as that address, never as an invalid hop (issue 9, item 4)', () => {
+    // Before, the port made the client hop invalid and the walk stopped at the proxy: every client
+    // behind it shared the proxy's bucket.
+    for (const trust of [1, ['127.0.0.1']]) {
+      const resolver = clientIpResolver('t', trust);
+      expect(resolver.resolve('127.0.0.1', '8.8.8.8:4444')).toBe('8.8.8.8');
+      expect(resolver.resolve('127.0.0.1', '[2001:db8::5]:4444')).toBe('2001:db8::5');
+      expect(resolver.resolve('127.0.0.1:80', '198.51.100.7')).toBe('198.51.100.7');
+    }
   });
 
   it('walks back a number of hops', () => {
@@ -68,16 +79,17 @@ describe('clientIpResolver', () => {
   });
 });
 
-describe('mergeRouteOptions', () => {
+describe('routeOverride', () => {
   const base = Object.freeze({ limit: 10, window: '1m', prefix: 'app', legacyHeaders: false });
 
   it('keeps app-wide options, replaces the layers a route gives, and derives a stable prefix', () => {
-    const merged = mergeRouteOptions('r', base, { limits: ['x'] }, 'GET /a');
+    const { options: merged, counters } = routeOverride('r', base, { limits: ['x'] }, 'GET /a');
+    expect(counters).toBe('own');
     expect(merged).toEqual({ limits: ['x'], prefix: merged.prefix, legacyHeaders: false });
     expect(merged.prefix).toMatch(/^app\.r[0-9a-f]{8}$/);
-    expect(mergeRouteOptions('r', base, {}, 'GET /a').prefix).toBe(merged.prefix);
-    expect(mergeRouteOptions('r', base, {}, 'GET /b').prefix).not.toBe(merged.prefix);
-    expect(mergeRouteOptions('r', base, { limit: 2, window: '1s', prefix: 'own' }, 'x')).toEqual({
+    expect(routeOverride('r', base, { limit: 5, window: '1m' }, 'GET /a').options.prefix).toBe(merged.prefix);
+    expect(routeOverride('r', base, { limit: 5, window: '1m' }, 'GET /b').options.prefix).not.toBe(merged.prefix);
+    expect(routeOverride('r', base, { limit: 2, window: '1s', prefix: 'own' }, 'x').options).toEqual({
       limit: 2,
       window: '1s',
       prefix: 'own',
@@ -85,8 +97,26 @@ describe('mergeRouteOptions', () => {
     });
   });
 
+  it.each([
+    [{ statusCode: 418 }, 'app'],
+    [{ message: 'slow down' }, 'app'],
+    [{ legacyHeaders: true, standardHeaders: 'draft-6' }, 'app'],
+    [{ cost: () => 5 }, 'app'],
+    [{ skip: () => false }, 'app'],
+    [{}, 'app'],
+    [{ failMode: 'closed' }, 'app-rebuilt'],
+    [{ onDecision: () => {} }, 'app-rebuilt'],
+    [{ store: {} }, 'own'],
+    [{ prefix: 'p' }, 'own'],
+    [{ limits: [] }, 'own'],
+  ])('a route giving %o counts in the %s counters (issue 9, item 2)', (route, counters) => {
+    const override = routeOverride('r', base, route, 'GET /a');
+    expect(override.counters).toBe(counters);
+    if (counters !== 'own') expect(override.options).toEqual({ ...base, ...route });
+  });
+
   it('rejects a route value that is not an object', () => {
-    expect(() => mergeRouteOptions('config.rateLimit of GET /', base, 'no', 'x')).toThrow(
+    expect(() => routeOverride('config.rateLimit of GET /', base, 'no', 'x')).toThrow(
       /config\.rateLimit of GET \/.*"no"/,
     );
   });
