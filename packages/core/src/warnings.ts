@@ -16,6 +16,7 @@ export const WarningCode = {
   invalidCost: 'WARN_FLOODGATE_INVALID_COST',
   skipFailed: 'WARN_FLOODGATE_SKIP_FAILED',
   badClock: 'WARN_FLOODGATE_BAD_CLOCK',
+  connInfoHeader: 'WARN_FLOODGATE_CONN_INFO_HEADER',
 } as const;
 
 /** Where warnings go: the user's `onWarning`, called at most once per code. */

@@ -63,14 +63,16 @@ function header(c: Context, name: string): string | undefined {
  * app.use(rateLimiter({ limit: 100, window: '1m', getConnInfo }));
  */
 export function rateLimiter(options: RateLimiterOptions): MiddlewareHandler {
-  const peer = parsePeerOptions<Context>('rateLimiter', options, {
-    socketAddress: (c) => nodeRequest(c)?.socket?.remoteAddress,
-    forwardedFor: (c) => header(c, 'x-forwarded-for'),
-  });
   const config = parseHttpOptions<Context, Context, RateLimiterHandler>('rateLimiter', options, [
     'getConnInfo',
     'trustProxy',
   ]);
+  const peer = parsePeerOptions<Context>(
+    'rateLimiter',
+    options,
+    { socketAddress: (c) => nodeRequest(c)?.socket?.remoteAddress, forwardedFor: (c) => header(c, 'x-forwarded-for') },
+    config.warn,
+  );
   const driver: HttpDriver<Context, Context> = {
     header,
     ip: peer.clientIp,

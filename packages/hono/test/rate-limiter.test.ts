@@ -133,4 +133,27 @@ describe('rateLimiter on @hono/node-server', () => {
       close();
     }
   });
+
+  it("never trusts a client header for the address on Node, even with Workers' getConnInfo (issue 9, item 9)", async () => {
+    // The README used to show this import: on Node it reads CF-Connecting-IP, which the client sends.
+    const { getConnInfo: workersConnInfo } = await import('hono/cloudflare-workers');
+    const warnings: FloodgateWarning[] = [];
+    const hono = app({ limit: 1, window: '1m', onWarning: (w) => warnings.push(w), getConnInfo: workersConnInfo });
+    const { url, close } = await new Promise<{ url: string; close: () => void }>((resolve) => {
+      const server = serve({ fetch: hono.fetch, port: 0, hostname: '127.0.0.1' }, () => {
+        const { port } = server.address() as AddressInfo;
+        resolve({ url: `http://127.0.0.1:${port}/`, close: () => server.close() });
+      });
+    });
+    try {
+      // A fresh CF-Connecting-IP per request no longer buys a fresh bucket: the socket's address counts.
+      expect((await fetch(url, { headers: { 'cf-connecting-ip': '1.2.3.4' } })).status).toBe(200);
+      expect((await fetch(url, { headers: { 'cf-connecting-ip': '5.6.7.8' } })).status).toBe(429);
+      expect((await fetch(url)).status).toBe(429);
+      expect(warnings.map((w) => w.code)).toEqual([WarningCode.connInfoHeader]);
+      expect(warnings[0]?.message).toMatch(/answered "1\.2\.3\.4" where the socket's peer is "(127\.0\.0\.1|::ffff:127\.0\.0\.1)"/);
+    } finally {
+      close();
+    }
+  });
 });

@@ -1,4 +1,7 @@
+import { show } from '../errors';
 import { functionOption, requireObject } from '../validate';
+import { WarningCode } from '../warnings';
+import type { Warn } from '../warnings';
 import { clientIpResolver } from './trust';
 import type { ProxyTrust } from './warnings';
 
@@ -20,21 +23,48 @@ export interface PeerSources<Req> {
   forwardedFor(req: Req): string | undefined;
 }
 
-/** Validates `getConnInfo` and `trustProxy` once; other keys of `options` are left to parseHttpOptions. */
-export function parsePeerOptions<Req>(where: string, options: unknown, sources: PeerSources<Req>): PeerConfig<Req> {
+/**
+ * Validates `getConnInfo` and `trustProxy` once; other keys of `options` are left to parseHttpOptions.
+ *
+ * Where there is a socket (Node), its peer address is the client's, whatever `getConnInfo` says:
+ * a `getConnInfo` written for another runtime reads a header there (Workers' reads
+ * CF-Connecting-IP), which on Node is whatever the client sends. A disagreement is reported once
+ * (WARN_FLOODGATE_CONN_INFO_HEADER). Client headers are believed only through `trustProxy`.
+ */
+export function parsePeerOptions<Req>(
+  where: string,
+  options: unknown,
+  sources: PeerSources<Req>,
+  warn: Warn,
+): PeerConfig<Req> {
   const raw = requireObject(where, options);
   const getConnInfo =
     raw.getConnInfo === undefined
       ? undefined
       : functionOption<(req: Req) => ConnInfoLike>(`${where}.getConnInfo`, raw.getConnInfo);
   const resolver = clientIpResolver(`${where}.trustProxy`, raw.trustProxy);
-  const peerOf = (req: Req): string | undefined => {
+  let compare = getConnInfo !== undefined;
+  const connInfoAddress = (req: Req): unknown => {
     try {
-      const address = getConnInfo === undefined ? sources.socketAddress(req) : getConnInfo(req).remote.address;
-      return typeof address === 'string' && address !== '' ? address : undefined;
+      return getConnInfo?.(req).remote.address;
     } catch {
       return undefined;
     }
+  };
+  const peerOf = (req: Req): string | undefined => {
+    const socket = address(sources.socketAddress(req));
+    if (socket === undefined) return address(connInfoAddress(req));
+    if (compare) {
+      const claimed = connInfoAddress(req);
+      if (claimed !== socket) {
+        compare = false;
+        warn(
+          WarningCode.connInfoHeader,
+          `${where}.getConnInfo answered ${show(claimed)} where the socket's peer is ${show(socket)}: on Node a getConnInfo made for another runtime reads a header the client sends (Workers' reads CF-Connecting-IP), so the socket's address is used; use the getConnInfo of @hono/node-server/conninfo (or none), or set trustProxy to read X-Forwarded-For from your proxy`,
+        );
+      }
+    }
+    return socket;
   };
   const untrusting = resolver.trust === 'none';
   return {
@@ -43,4 +73,8 @@ export function parsePeerOptions<Req>(where: string, options: unknown, sources: 
       ? peerOf
       : (req) => resolver.resolve(peerOf(req), sources.forwardedFor(req)),
   };
+}
+
+function address(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
