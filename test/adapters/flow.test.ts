@@ -193,6 +193,39 @@ describe.each(storeNames)('%s store', (storeName) => {
       }
     });
 
+    it('a cost the request cannot pay is refused, never waved through by failMode (issue 9, item 1)', async () => {
+      const f = fixture(storeName);
+      for (const failMode of ['local', 'open'] as const) {
+        const warnings: FloodgateWarning[] = [];
+        // The cost comes from the request, as a GraphQL complexity or a batch size would.
+        const cost = (req: unknown) => Number(driver.headerOf(req, 'x-cost'));
+        const options = {
+          limits: [{ name: 'ip', key: byIp(), algorithm: fixedWindow({ limit: 3, window: '1m' }) }],
+          cost,
+          clock: f.clock,
+          store: f.store,
+          prefix: `${f.prefix}${failMode}`,
+          failMode,
+          onWarning: (warning: FloodgateWarning) => warnings.push(warning),
+        };
+        await withApp(driver, { options }, async (app) => {
+          expect((await get(app.url, '/', { 'x-cost': '3' })).status).toBe(200);
+          // The client is out of quota: nothing it sends as a cost may get it through. A cost no
+          // wait can pay is refused without Retry-After...
+          for (const bad of ['NaN', '-1', '1.5', 'Infinity', 'abc', '1e9', '4']) {
+            const refused = await get(app.url, '/', { 'x-cost': bad });
+            expect(refused.status, `cost ${JSON.stringify(bad)}`).toBe(429);
+            expect(refused.headers['retry-after'], `cost ${JSON.stringify(bad)}`).toBeUndefined();
+          }
+          // ...and '' becomes a cost of 0, which charges nothing but passes only while there is room.
+          const free = await get(app.url, '/', { 'x-cost': '' });
+          expect([free.status, free.headers['retry-after']]).toEqual([429, '60']);
+          expect((await get(app.url, '/', { 'x-cost': '1' })).status).toBe(429);
+        });
+        expect(warnings.map((w) => w.code)).toEqual([WarningCode.invalidCost]);
+      }
+    });
+
     it('warns once per instance, with stable codes, about proxy trust mistakes and shared counters', async () => {
       const f = fixture(storeName);
       const warnings: FloodgateWarning[] = [];

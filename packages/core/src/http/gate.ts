@@ -163,6 +163,10 @@ export class Gate<Req, Res> implements AddressSource<Req> {
 
   #settle(ctx: RequestContext<Req>, res: Res, decision: LimiterDecision): MaybePromise<GateResult> {
     if (!decision.allowed) return this.#deny(ctx.req, res, decision);
+    if (decision.cost === 0) {
+      const exhausted = freeButExhausted(decision, this.config.engine.clock());
+      if (exhausted !== undefined) return this.#deny(ctx.req, res, exhausted);
+    }
     if (decision.delay > 0) return this.#shape(ctx.req, res, decision);
     return this.#admit(res, decision);
   }
@@ -229,6 +233,20 @@ export class Gate<Req, Res> implements AddressSource<Req> {
   readonly #report = (error: unknown, operation: 'consume' | 'refund' = 'refund'): void => {
     this.config.engine.events.storeError({ error, operation });
   };
+}
+
+/**
+ * A request of cost 0 charges nothing, but it passes only while the client has room: a cost
+ * function that turns a bad input into 0 (`Number('')`) must not open a way past an exhausted
+ * limit. Its wait is the exhausted layers' reset, which is never earlier than their first free unit.
+ */
+function freeButExhausted(decision: LimiterDecision, now: number): Decision | undefined {
+  if (decision.results.every((layer) => layer.remaining >= 1)) return undefined;
+  const results = decision.results.map((layer) =>
+    layer.remaining >= 1 ? layer : { ...layer, allowed: false, retryAfter: Math.max(1, layer.resetAt - now) },
+  );
+  const retryAfter = Math.max(...results.map((layer) => layer.retryAfter));
+  return { ...decision, allowed: false, retryAfter, delay: 0, results, release: undefined };
 }
 
 /** A denial that no wait can turn into an admission: no layer numbers, no Retry-After. */
