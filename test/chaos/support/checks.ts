@@ -24,14 +24,38 @@ export function expectAnswered(samples: Sample[], app: ChaosApp, allowed: number
   expect(decided.size).toBe(samples.length);
 }
 
+/** How often the stall recorder ticks, ms: a gap between ticks longer than this is time the loop was held up. */
+const TICK_MS = 5;
+/** The ticks of the scenario being watched (kept after stop, for expectBounded). */
+let ticks: number[] = [];
+
+/** ms of [from, to] during which this process' event loop was held up (by the machine, GC, the test itself). */
+export function stalledDuring(from: number, to: number): number {
+  let stalled = 0;
+  for (let i = 1; i < ticks.length; i++) {
+    const start = ticks[i - 1] as number;
+    const end = ticks[i] as number;
+    if (end <= from || start >= to) continue;
+    const excess = end - start - TICK_MS;
+    if (excess > 0) stalled += Math.min(excess, Math.min(end, to) - Math.max(start, from));
+  }
+  return stalled;
+}
+
 /**
  * No decision slower than `bound` ms, timed inside the app from the request's arrival to the
  * limiter's answer (the limiter call the issue bounds; HTTP latency, which adds the load driver and
- * the framework on a shared 2-core machine, is reported in RESULTS.md, not asserted).
+ * the framework on a shared 2-core machine, is reported in RESULTS.md, not asserted). What the
+ * limiter controls is asserted: the time the event loop was held up in that interval (a busy
+ * host, GC) is taken off. A limiter that waits on a slow store past its deadline waits with the loop
+ * running, so it still fails.
  */
 export function expectBounded(app: ChaosApp, bound: number): void {
-  const over = app.decisions.filter((decision) => decision.latency > bound).map((d) => Math.round(d.latency));
-  expect(over, `decisions slower than ${bound} ms`).toEqual([]);
+  const over = app.decisions
+    .map((decision) => ({ latency: decision.latency, stalled: stalledDuring(decision.at - decision.latency, decision.at) }))
+    .filter(({ latency, stalled }) => latency - stalled > bound)
+    .map(({ latency, stalled }) => `${Math.round(latency)} ms (${Math.round(stalled)} ms loop stall)`);
+  expect(over, `decisions slower than ${bound} ms, loop stalls taken off`).toEqual([]);
 }
 
 /** Degraded decisions only inside [from, to]; at least one there (the fault was real). */
@@ -55,9 +79,13 @@ export function watch(): { stop(): { rejections: unknown[]; loopDelay: number } 
   process.on('unhandledRejection', listener);
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
+  ticks = [performance.now()];
+  const ticker = setInterval(() => ticks.push(performance.now()), TICK_MS);
   return {
     stop() {
       process.off('unhandledRejection', listener);
+      clearInterval(ticker);
+      ticks.push(performance.now());
       histogram.disable();
       return { rejections, loopDelay: histogram.max / 1e6 };
     },
