@@ -1,7 +1,7 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
 /** Every package builds the same way: ESM and CommonJS with type declarations for each. */
-export default defineConfig({
+export const shared: Options = {
   entry: ['src/index.ts'],
   format: ['esm', 'cjs'],
   dts: true,
@@ -10,4 +10,6 @@ export default defineConfig({
   target: 'es2022',
   // No keepNames: the build is not minified, so functions keep their names anyway, and keepNames
   // wraps every closure made per request in a __name() call (an Object.defineProperty each).
-});
+};
+
+export default defineConfig(shared);

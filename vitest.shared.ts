@@ -1,19 +1,23 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 
-const source = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
+const source = (pkg: string, file = 'index') =>
+  fileURLToPath(new URL(`./packages/${pkg}/src/${file}.ts`, import.meta.url));
 
 /**
  * Inside the workspace every @floodgate/* import resolves to the package's TypeScript source,
  * so tests never run against a stale build. The built dist/ is exercised by test/exports.
+ * Exact matches: '@floodgate/core' must not also catch '@floodgate/core/http'.
  */
-export const workspaceAliases = {
-  '@floodgate/core': source('core'),
-  '@floodgate/redis': source('redis'),
-  '@floodgate/express': source('express'),
-  '@floodgate/fastify': source('fastify'),
-  '@floodgate/hono': source('hono'),
-};
+export const workspaceAliases = [
+  { find: /^@floodgate\/core$/, replacement: source('core') },
+  { find: /^@floodgate\/core\/store$/, replacement: source('core', 'store-kit') },
+  { find: /^@floodgate\/core\/http$/, replacement: source('core', 'http-kit') },
+  { find: /^@floodgate\/redis$/, replacement: source('redis') },
+  { find: /^@floodgate\/express$/, replacement: source('express') },
+  { find: /^@floodgate\/fastify$/, replacement: source('fastify') },
+  { find: /^@floodgate\/hono$/, replacement: source('hono') },
+];
 
 export function floodgateTestConfig(overrides: ViteUserConfig['test'] = {}) {
   return defineConfig({

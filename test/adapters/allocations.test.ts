@@ -22,7 +22,11 @@ const express: (...args: never[]) => ExpressApp = (await import('express' as str
 interface ExpressApp {
   use(handler: unknown): void;
   get(path: string, handler: (req: unknown, res: { send(body: string): void }) => void): void;
-  listen(port: number, host: string, callback: () => void): { address(): unknown; close(callback: () => void): void; closeAllConnections(): void };
+  listen(
+    port: number,
+    host: string,
+    callback: () => void,
+  ): { address(): unknown; close(callback: () => void): void; closeAllConnections(): void };
 }
 
 interface Counts {
@@ -33,8 +37,6 @@ interface Counts {
 }
 
 const REQUESTS = 60;
-
-type Middleware = { express?: unknown; fastify?: Record<string, unknown>; hono?: unknown } | undefined;
 
 interface Served {
   url: string;
@@ -131,7 +133,11 @@ function spy(counts: Counts): () => void {
     return originalWeakMapSet.call(this, key, value);
   };
   // once() adds its listener through on(), so counting on() counts both.
-  EventEmitter.prototype.on = function on(this: EventEmitter, event: string | symbol, listener: (...args: never[]) => void) {
+  EventEmitter.prototype.on = function on(
+    this: EventEmitter,
+    event: string | symbol,
+    listener: Parameters<typeof originalOn>[1],
+  ) {
     if (event === 'close' || event === 'finish') counts.responseListeners++;
     return originalOn.call(this, event, listener);
   };

@@ -21,7 +21,15 @@ import type { Decision, LayerResult } from '@floodgate/core';
  * seconds, nothing answers 5xx, and no request passes a spent limit.
  */
 
-const KINDS = ['fixedWindow', 'slidingLog', 'slidingWindow', 'tokenBucket', 'leakyBucket', 'gcra', 'concurrency'] as const;
+const KINDS = [
+  'fixedWindow',
+  'slidingLog',
+  'slidingWindow',
+  'tokenBucket',
+  'leakyBucket',
+  'gcra',
+  'concurrency',
+] as const;
 const big = fc.oneof(
   fc.integer({ min: 0, max: 1000 }),
   fc.constantFrom(0, 1, 999_999_999_999_999, 1e15, 2 ** 53 - 1),
@@ -73,7 +81,8 @@ describe('the rate-limit fields, whatever the numbers', () => {
               expect(list).toHaveLength(unique.length);
               for (const [, params] of list) {
                 for (const value of params.values()) {
-                  if (typeof value === 'number') expect(Number.isInteger(value) && value >= 0 && value < 1e15).toBe(true);
+                  if (typeof value === 'number')
+                    expect(Number.isInteger(value) && value >= 0 && value < 1e15).toBe(true);
                 }
               }
             }
@@ -127,7 +136,11 @@ describe.each(drivers)('$name: random requests against a spent limit', (driver) 
       {
         options: {
           limits: [
-            { name: 'ip', key: (ctx: { ip: string | undefined }) => ctx.ip, algorithm: fixedWindow({ limit, window: '1h' }) },
+            {
+              name: 'ip',
+              key: (ctx: { ip: string | undefined }) => ctx.ip,
+              algorithm: fixedWindow({ limit, window: '1h' }),
+            },
           ],
           // From the request: a cost header and a user header the key function reads as it finds them.
           cost: (req: unknown) => Number(driver.headerOf(req, 'x-cost') ?? 1),
@@ -138,13 +151,18 @@ describe.each(drivers)('$name: random requests against a spent limit', (driver) 
         await fc.assert(
           fc.asyncProperty(
             fc.record({
-              cost: fc.option(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('0', '1', '-1', 'NaN', '1e309', '0x10')), {
-                nil: undefined,
-              }),
+              cost: fc.option(
+                fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('0', '1', '-1', 'NaN', '1e309', '0x10')),
+                {
+                  nil: undefined,
+                },
+              ),
               forwarded: fc.option(fc.constantFrom('1.2.3.4', '8.8.8.8:4444', '[2001:db8::1]:1', 'garbage', ''), {
                 nil: undefined,
               }),
-              accept: fc.option(fc.constantFrom('text/plain', 'application/json', '*/*;q=0', 'x/y;q=abc'), { nil: undefined }),
+              accept: fc.option(fc.constantFrom('text/plain', 'application/json', '*/*;q=0', 'x/y;q=abc'), {
+                nil: undefined,
+              }),
             }),
             async ({ cost, forwarded, accept }) => {
               const headers: Record<string, string> = {};

@@ -1,4 +1,5 @@
-import type { LayerCall, LayerOutcome, Store } from '@floodgate/core';
+import type { Store } from '@floodgate/core';
+import type { LayerCall, LayerOutcome } from '@floodgate/core/store';
 
 /**
  * A real store with a window onto its refunds, so a test can wait for the after-response work

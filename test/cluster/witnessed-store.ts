@@ -1,4 +1,4 @@
-import type { LayerCall, LayerOutcome, PartitionedStore } from '@floodgate/core';
+import type { LayerCall, LayerOutcome, PartitionedStore } from '@floodgate/core/store';
 import type { RedisStore } from '@floodgate/redis';
 
 /**

@@ -6,7 +6,7 @@ import { freshPrefix } from '../redis/fixtures/client.ts';
 import { runSeed, seededRandom } from '../redis/fixtures/random.ts';
 import { useRedis } from '../redis/fixtures/suite.ts';
 import { stepOps } from './trace.ts';
-import type { LayerOutcome } from '@floodgate/core';
+import type { LayerOutcome } from '@floodgate/core/store';
 import type { TraceOp } from './trace.ts';
 
 const OPERATIONS = 10_000;

@@ -1,4 +1,5 @@
-import type { Algorithm, LayerCall } from '@floodgate/core';
+import type { Algorithm } from '@floodgate/core';
+import type { LayerCall } from '@floodgate/core/store';
 import type { Random } from '../redis/fixtures/random';
 
 /** One store operation of a trace; the operations of one step touch disjoint keys. */

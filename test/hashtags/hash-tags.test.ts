@@ -1,4 +1,5 @@
-import { createLimiter, encodeIdentity, fixedWindow, type KeyContext } from '@floodgate/core';
+import { createLimiter, fixedWindow, type KeyContext } from '@floodgate/core';
+import { encodeIdentity } from '../../packages/core/src/keys/identity.ts';
 import calculateSlot from 'cluster-key-slot';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';

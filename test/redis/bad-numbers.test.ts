@@ -14,7 +14,8 @@ import { RedisStore } from '@floodgate/redis';
 import { freshPrefix, keysUnder, layerKey } from './fixtures/client.ts';
 import { useRedis } from './fixtures/suite.ts';
 import { commandsSentBy, record } from './fixtures/monitor.ts';
-import type { Algorithm, LayerCall } from '@floodgate/core';
+import type { Algorithm } from '@floodgate/core';
+import type { LayerCall } from '@floodgate/core/store';
 
 const suite = useRedis();
 

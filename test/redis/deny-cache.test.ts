@@ -46,7 +46,11 @@ describe('answers from the deny cache are the store’s answers', () => {
         let now = Date.UTC(2030, 0, 1);
         const clock = () => now;
         const limiterWith = (denyCache: boolean) => {
-          const store = new RedisStore({ client: suite.client, clock, prefix: freshPrefix(denyCache ? 'cached' : 'truth') });
+          const store = new RedisStore({
+            client: suite.client,
+            clock,
+            prefix: freshPrefix(denyCache ? 'cached' : 'truth'),
+          });
           const limiter = createLimiter({
             store,
             clock,

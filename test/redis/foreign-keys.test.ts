@@ -84,7 +84,7 @@ describe('a key holding what no algorithm writes', () => {
 });
 
 describe('limiters that share a Redis, a prefix and a rule name but not the algorithm (issue 9, item 5)', () => {
-  it("never collide: each keeps its own state, no WRONGTYPE, no breaker, no 503 for anyone", async () => {
+  it('never collide: each keeps its own state, no WRONGTYPE, no breaker, no 503 for anyone', async () => {
     const prefix = freshPrefix('shared');
     const errors: StoreErrorEvent[] = [];
     const make = (algorithm: Algorithm) =>

@@ -4,7 +4,8 @@ import { RedisStore } from '@floodgate/redis';
 import { freshPrefix, keysUnder, layerKey } from './fixtures/client.ts';
 import { useRedis } from './fixtures/suite.ts';
 import { runSeed, seededRandom } from './fixtures/random.ts';
-import type { Algorithm, LayerCall } from '@floodgate/core';
+import type { Algorithm } from '@floodgate/core';
+import type { LayerCall } from '@floodgate/core/store';
 
 const suite = useRedis();
 

@@ -51,7 +51,12 @@ export function bindingIndex(results: readonly LayerResult[], allowed: boolean):
   for (let i = 0; i < results.length; i++) {
     const result = results[i] as LayerResult;
     if (binding === -1) binding = i;
-    else if (allowed ? result.remaining < (results[binding] as LayerResult).remaining : bindsHarder(result, results[binding] as LayerResult)) binding = i;
+    else if (
+      allowed
+        ? result.remaining < (results[binding] as LayerResult).remaining
+        : bindsHarder(result, results[binding] as LayerResult)
+    )
+      binding = i;
   }
   return binding;
 }

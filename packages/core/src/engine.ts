@@ -13,7 +13,7 @@ import { isThenable } from './thenable';
 import type { LayerResult } from './decision';
 import type { KeyContext } from './keys/context';
 import type { LimiterConfig } from './limiter-options';
-import type { LimitRule } from './limiter';
+import type { LimitRule } from './limiter-types';
 import type { RefundTarget } from './limiter-decision';
 import type { SafeEvents } from './resilience/events';
 import type { GuardedStore } from './resilience/guarded-store';
@@ -112,7 +112,12 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
       const identity = this.#identity(rule, ctx, values[i]);
       if (identity === undefined) continue;
       const algorithm = rule.algorithm;
-      calls.push({ key: `${this.#keyStarts[i]}${identity}}`, algorithm, cost: checkCost(algorithm, cost, rule.name), rule });
+      calls.push({
+        key: `${this.#keyStarts[i]}${identity}}`,
+        algorithm,
+        cost: checkCost(algorithm, cost, rule.name),
+        rule,
+      });
     }
     return calls;
   }
@@ -140,14 +145,29 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
   #consume(ctx: KeyContext<Req>, calls: RuleCall[], cost: number): MaybePromise<LimiterDecision> {
     const requestId = this.#needsRequestId ? nextRequestId() : '';
     if (this.#guarded === undefined) {
-      const outcomes = this.#sync === undefined ? this.store.consume(calls, requestId) : this.#sync.consumeNow(calls, requestId);
+      const outcomes =
+        this.#sync === undefined ? this.store.consume(calls, requestId) : this.#sync.consumeNow(calls, requestId);
       const release = this.#releaseLocal;
-      if (isThenable(outcomes)) return outcomes.then((resolved) => this.#decision(ctx, calls, cost, resolved, false, false, release, requestId));
+      if (isThenable(outcomes))
+        return outcomes.then((resolved) =>
+          this.#decision(ctx, calls, cost, resolved, false, false, release, requestId),
+        );
       return this.#decision(ctx, calls, cost, outcomes, false, false, release, requestId);
     }
     return this.#guarded
       .consume(calls, requestId)
-      .then((answer) => this.#decision(ctx, calls, cost, answer.outcomes, answer.degraded, answer.unavailable, answer.release, requestId));
+      .then((answer) =>
+        this.#decision(
+          ctx,
+          calls,
+          cost,
+          answer.outcomes,
+          answer.degraded,
+          answer.unavailable,
+          answer.release,
+          requestId,
+        ),
+      );
   }
 
   readonly #releaseLocal = (leases: readonly LayerCall[], requestId: string): Promise<void> =>
@@ -185,7 +205,8 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
       const leases = calls.filter((call) => call.algorithm.kind === 'concurrency');
       if (leases.length > 0) decision.release = releaseOnce(release, leases, requestId);
     }
-    if (this.events.wantsDecisions) this.events.decision({ decision, ctx: ctx as KeyContext, keys: calls.map((c) => c.key) });
+    if (this.events.wantsDecisions)
+      this.events.decision({ decision, ctx: ctx as KeyContext, keys: calls.map((c) => c.key) });
     return decision;
   }
 
@@ -194,7 +215,11 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
     const layers: LayerCall[] = [];
     for (const call of calls) {
       if (call.algorithm.kind === 'concurrency') continue;
-      layers.push({ key: call.key, algorithm: call.algorithm, cost: checkCost(call.algorithm, cost, (call as RuleCall).rule?.name ?? call.key) });
+      layers.push({
+        key: call.key,
+        algorithm: call.algorithm,
+        cost: checkCost(call.algorithm, cost, (call as RuleCall).rule?.name ?? call.key),
+      });
     }
     if (layers.length === 0) return Promise.resolve();
     return this.#guarded === undefined ? this.store.refund(layers, '') : this.#guarded.refund(layers);

@@ -102,7 +102,8 @@ export function writeHeaders<Res>(
     }
   }
   // A refusal no wait can cure (a cost above what a layer can ever grant) has retryAfter 0: no Retry-After.
-  if (!decision.allowed && decision.retryAfter > 0) set(res, 'Retry-After', String(retryAfterSeconds(decision.retryAfter)));
+  if (!decision.allowed && decision.retryAfter > 0)
+    set(res, 'Retry-After', String(retryAfterSeconds(decision.retryAfter)));
 }
 
 /** Retry-After in whole seconds: rounded up, at least 1. */
@@ -157,7 +158,9 @@ function remainingOf(layer: LayerResult): number {
  * replenishment can lie well after its first free unit.
  */
 function resetSeconds(layer: LayerResult, now: number): number {
-  return layer.allowed ? int(Math.max(0, Math.ceil((layer.resetAt - now) / 1000))) : retryAfterSeconds(layer.retryAfter);
+  return layer.allowed
+    ? int(Math.max(0, Math.ceil((layer.resetAt - now) / 1000)))
+    : retryAfterSeconds(layer.retryAfter);
 }
 
 /** The same instant as resetSeconds, as Unix epoch seconds rounded up. */
@@ -169,7 +172,7 @@ function resetEpochSeconds(layer: LayerResult, now: number): number {
 const MAX_SF_INTEGER = 999_999_999_999_999;
 
 function int(value: number): number {
-  return value > MAX_SF_INTEGER ? MAX_SF_INTEGER : value;
+  return Math.min(value, MAX_SF_INTEGER);
 }
 
 function nowOption(value: unknown): number {

@@ -7,7 +7,7 @@ import type { Algorithm } from './algorithms/types';
 import type { ByApiKeyOptions } from './keys/by-api-key';
 import type { ByIpOptions } from './keys/by-ip';
 import type { UserId } from './keys/by-user';
-import type { LimitRule } from './limiter';
+import type { LimitRule } from './limiter-types';
 
 /** The `ip` layer: an algorithm, or an algorithm with byIp's options. */
 export type IpLayer = Algorithm | ({ algorithm: Algorithm } & ByIpOptions);

@@ -6,7 +6,7 @@ import { parseResilienceOptions, RESILIENCE_KEYS } from './resilience/options';
 import { functionOption, nameOption, rejectUnknownKeys, requireObject } from './validate';
 import type { Algorithm } from './algorithms/types';
 import type { KeyFunction } from './keys/context';
-import type { LimitRule, LimiterOptions } from './limiter';
+import type { LimitRule, LimiterOptions } from './limiter-types';
 import type { ResilienceConfig } from './resilience/options';
 import type { Store } from './store';
 import type { FloodgateWarning, Warn } from './warnings';

@@ -42,7 +42,8 @@ export function buildProblem(decision: Decision, status = 429): ProblemDetails {
       type: `${PROBLEM_TYPES}#quota-exceeded`,
       title: 'Too Many Requests',
       status,
-      detail: 'This request cannot be admitted: it asks for more than the limit allows at once, or its cost could not be worked out. Retrying it will not help.',
+      detail:
+        'This request cannot be admitted: it asks for more than the limit allows at once, or its cost could not be worked out. Retrying it will not help.',
     };
   }
   const retryAfter = retryAfterSeconds(decision.retryAfter);

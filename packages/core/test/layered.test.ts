@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { byApiKey, byIp, createLimiter, fixedWindow, hashSecret, layered, MemoryStore } from '@floodgate/core';
+import { byApiKey, byIp, createLimiter, fixedWindow, layered, MemoryStore } from '@floodgate/core';
+import { hashSecret } from '../src/keys/identity';
 import type { KeyContext } from '@floodgate/core';
 
 interface Req {

@@ -8,8 +8,9 @@ import {
   nodeHeader,
   parseHttpOptions,
   TurnQueue,
-} from '@floodgate/core';
-import type { Decision, GateResult, HttpDriver, HttpLimitOptions, LimiterDecision, RateLimitInfo } from '@floodgate/core';
+} from '@floodgate/core/http';
+import type { Decision, RateLimitInfo } from '@floodgate/core';
+import type { GateResult, HttpDriver, HttpLimitOptions, LimiterDecision } from '@floodgate/core/http';
 import type { NextFunction, Request, Response } from 'express';
 
 declare global {
@@ -50,13 +51,20 @@ export function rateLimit(options: RateLimitOptions) {
   const gate = new Gate(config, expressDriver);
 
   const apply = (result: GateResult, req: Request, res: Response, next: NextFunction): void => {
-    if (result === undefined) return next();
     if (result === ABORTED) return;
-    if (result instanceof Denial) return deny(result, req, res, next);
-    req.rateLimit = result;
-    // The client left while the limiter decided: nothing to run for it.
-    if (res.closed) return gate.finish(result, req, res);
-    if (gate.needsFinish(result)) watch(result, req, res);
+    if (result instanceof Denial) {
+      deny(result, req, res, next);
+      return;
+    }
+    if (result !== undefined) {
+      req.rateLimit = result;
+      if (res.closed) {
+        // The client left while the limiter decided: nothing to run for it.
+        gate.finish(result, req, res);
+        return;
+      }
+      if (gate.needsFinish(result)) watch(result, req, res);
+    }
     next();
   };
 
@@ -68,10 +76,11 @@ export function rateLimit(options: RateLimitOptions) {
   const deny = (denial: Denial, req: Request, res: Response, next: NextFunction): void => {
     if (denial.body === undefined) {
       try {
-        return void Promise.resolve(config.handler?.(req, res, next, denial.decision)).catch(next);
+        Promise.resolve(config.handler?.(req, res, next, denial.decision)).catch(next);
       } catch (error) {
-        return next(error);
+        next(error);
       }
+      return;
     }
     res.status(denial.status).type(denial.body.contentType).send(denial.body.text);
   };

@@ -9,18 +9,17 @@ import {
   nodeHeader,
   parseHttpOptions,
   TurnQueue,
-} from '@floodgate/core';
+} from '@floodgate/core/http';
 import fp from 'fastify-plugin';
+import type { Decision, RateLimitInfo } from '@floodgate/core';
 import type {
-  Decision,
   GateResult,
   HttpConfig,
   HttpDriver,
   HttpLimitOptions,
   ProxyTrust,
-  RateLimitInfo,
   SharedCounters,
-} from '@floodgate/core';
+} from '@floodgate/core/http';
 import type {
   FastifyInstance,
   FastifyReply,

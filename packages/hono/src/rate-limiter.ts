@@ -7,18 +7,17 @@ import {
   parseHttpOptions,
   parsePeerOptions,
   TurnQueue,
-} from '@floodgate/core';
+} from '@floodgate/core/http';
+import type { Decision, RateLimitInfo } from '@floodgate/core';
 import type {
   ConnInfoLike,
-  Decision,
   GateResult,
   HttpDriver,
   HttpLimitOptions,
   LimiterDecision,
   NodeHeaders,
-  RateLimitInfo,
   TrustProxy,
-} from '@floodgate/core';
+} from '@floodgate/core/http';
 import type { Context, MiddlewareHandler, Next } from 'hono';
 
 declare module 'hono' {
@@ -85,7 +84,7 @@ export function rateLimiter(options: RateLimiterOptions): MiddlewareHandler {
   };
   const gate = new Gate(config, driver);
 
-  const apply = (result: GateResult, c: Context, next: Next): Promise<Response | void> => {
+  const apply = (result: GateResult, c: Context, next: Next): ReturnType<MiddlewareHandler> => {
     if (result === undefined) return next();
     if (result === ABORTED) return Promise.resolve(c.body(null, 499 as 400));
     if (result instanceof Denial) return deny(result, c);
@@ -112,11 +111,11 @@ export function rateLimiter(options: RateLimiterOptions): MiddlewareHandler {
     }
   };
 
-  const decide = (c: Context, next: Next): Promise<Response | void> => {
+  const decide = (c: Context, next: Next): ReturnType<MiddlewareHandler> => {
     const result = gate.check(c, c, c.get('rateLimit'));
     return isThenable(result) ? result.then((settled) => apply(settled, c, next)) : apply(result, c, next);
   };
-  const turn = new TurnQueue((c: Context, next: Next, settle: (outcome: Promise<Response | void>) => void) =>
+  const turn = new TurnQueue((c: Context, next: Next, settle: (outcome: ReturnType<MiddlewareHandler>) => void) =>
     settle(decide(c, next)),
   );
 

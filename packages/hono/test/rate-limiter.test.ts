@@ -151,7 +151,9 @@ describe('rateLimiter on @hono/node-server', () => {
       expect((await fetch(url, { headers: { 'cf-connecting-ip': '5.6.7.8' } })).status).toBe(429);
       expect((await fetch(url)).status).toBe(429);
       expect(warnings.map((w) => w.code)).toEqual([WarningCode.connInfoHeader]);
-      expect(warnings[0]?.message).toMatch(/answered "1\.2\.3\.4" where the socket's peer is "(127\.0\.0\.1|::ffff:127\.0\.0\.1)"/);
+      expect(warnings[0]?.message).toMatch(
+        /answered "1\.2\.3\.4" where the socket's peer is "(127\.0\.0\.1|::ffff:127\.0\.0\.1)"/,
+      );
     } finally {
       close();
     }

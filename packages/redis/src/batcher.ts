@@ -1,4 +1,4 @@
-import type { LayerOutcome } from '@floodgate/core';
+import type { LayerOutcome } from '@floodgate/core/store';
 import type { WireRequest } from './protocol';
 
 /** A request waiting for the next script call. */

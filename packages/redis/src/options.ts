@@ -1,16 +1,17 @@
+import { InvalidOptionTypeError } from '@floodgate/core';
 import {
   consoleWarning,
   functionOption,
-  InvalidOptionTypeError,
   onceWarner,
   oneOfOption,
   rejectUnknownKeys,
   requireObject,
   show,
   timerOption,
-} from '@floodgate/core';
+} from '@floodgate/core/store';
 import type { Cluster, Redis } from 'ioredis';
-import type { Duration, FloodgateWarning, Warn } from '@floodgate/core';
+import type { Duration, FloodgateWarning } from '@floodgate/core';
+import type { Warn } from '@floodgate/core/store';
 
 /** Where `now` comes from: Redis `TIME` (default), this process' `Date.now()`, or your own function. */
 export type RedisStoreClock = 'server' | 'client' | (() => number);

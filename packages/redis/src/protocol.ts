@@ -1,6 +1,8 @@
-import { InvalidCostError, InvalidOptionError, InvalidOptionTypeError, show, StoreError } from '@floodgate/core';
+import { InvalidCostError, InvalidOptionError, InvalidOptionTypeError, StoreError } from '@floodgate/core';
+import { show } from '@floodgate/core/store';
 import { LUA_ALGORITHMS } from './generated/lua';
-import type { Algorithm, LayerCall, LayerOutcome } from '@floodgate/core';
+import type { Algorithm } from '@floodgate/core';
+import type { LayerCall, LayerOutcome } from '@floodgate/core/store';
 
 /** One layer ready for the wire: its full key, its algorithm's kind and params, and the cost. */
 export interface WireLayer {
@@ -18,9 +20,7 @@ export interface WireRequest {
 }
 
 /** What the composer answered for one request. */
-export type WireAnswer =
-  | { ok: true; outcomes: LayerOutcome[]; reset: boolean }
-  | { ok: false; error: StoreError };
+export type WireAnswer = { ok: true; outcomes: LayerOutcome[]; reset: boolean } | { ok: false; error: StoreError };
 
 /**
  * Checks every number in TypeScript before it reaches Lua: a NaN compares false there and would
@@ -128,7 +128,7 @@ export function parseReply(reply: unknown, requests: readonly WireRequest[]): { 
         remaining: integer(reply[base]),
         resetAt: integer(reply[base + 1]),
         retryAfter: wait >= 0 ? 0 : -wait - 1,
-        delay: wait >= 0 ? wait : 0,
+        delay: Math.max(wait, 0),
       };
     }
     if (((status & 1) === 1) !== outcomes.every((outcome) => outcome.allowed)) {

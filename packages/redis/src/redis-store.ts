@@ -1,12 +1,19 @@
-import { StoreError, withDeadline } from '@floodgate/core';
+import { StoreError } from '@floodgate/core';
+import { withDeadline } from '@floodgate/core/store';
 import { Batcher } from './batcher';
 import { parseRedisStoreOptions } from './options';
 import { nowArgument, parseReply, scriptCall, toWireLayer } from './protocol';
 import { evalRunner, functionRunner } from './script-runner';
 import { refusedTime } from './server-time';
 import { groupBySlot, masterOf } from './slots';
-import { readEvictionPolicy, warnAboutEviction, warnIfOfflineQueue, warnKeyReset, warnServerTimeRefused } from './warnings';
-import type { LayerCall, LayerOutcome, PartitionedStore } from '@floodgate/core';
+import {
+  readEvictionPolicy,
+  warnAboutEviction,
+  warnIfOfflineQueue,
+  warnKeyReset,
+  warnServerTimeRefused,
+} from './warnings';
+import type { LayerCall, LayerOutcome, PartitionedStore } from '@floodgate/core/store';
 import type { Queued } from './batcher';
 import type { RedisStoreClock, RedisStoreConfig, RedisStoreOptions, RedisStoreScripts } from './options';
 import type { WireAnswer, WireLayer, WireRequest } from './protocol';
@@ -86,7 +93,9 @@ export class RedisStore implements PartitionedStore {
     if (this.#batcher !== undefined) return this.#batcher.submit({ op, id, layers });
     const groups = groupBySlot(layers.map((layer) => layer.key));
     if (groups.length === 1) return this.#runOne({ op, id, layers });
-    return op === 'consume' ? this.#consumeAcrossSlots(layers, groups, id) : this.#refundAcrossSlots(layers, groups, id);
+    return op === 'consume'
+      ? this.#consumeAcrossSlots(layers, groups, id)
+      : this.#refundAcrossSlots(layers, groups, id);
   }
 
   /** One script call for a batch of requests; each settles with its own answer. */

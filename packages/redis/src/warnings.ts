@@ -1,4 +1,4 @@
-import type { Warn } from '@floodgate/core';
+import type { Warn } from '@floodgate/core/store';
 import type { CommandClient } from './options';
 
 /** Stable codes of RedisStore's warnings; the README documents each under the same name. */

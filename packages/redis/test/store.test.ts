@@ -76,7 +76,11 @@ describe('reply shape', () => {
     ['a status out of range', [1, 7, 1, 2, 0]],
     ['too long', [1, 1, 1, 2, 0, 0]],
   ])('rejects a reply that is %s with StoreError', (_, reply) => {
-    const request = { op: 'consume' as const, id: '', layers: [{ key: 'k', kind: 'fixedWindow', cost: 1, params: [2, 1000] }] };
+    const request = {
+      op: 'consume' as const,
+      id: '',
+      layers: [{ key: 'k', kind: 'fixedWindow', cost: 1, params: [2, 1000] }],
+    };
     expect(() => parseReply(reply, [request])).toThrow(StoreError);
   });
 

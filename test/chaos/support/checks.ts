@@ -52,7 +52,10 @@ export function stalledDuring(from: number, to: number): number {
  */
 export function expectBounded(app: ChaosApp, bound: number): void {
   const over = app.decisions
-    .map((decision) => ({ latency: decision.latency, stalled: stalledDuring(decision.at - decision.latency, decision.at) }))
+    .map((decision) => ({
+      latency: decision.latency,
+      stalled: stalledDuring(decision.at - decision.latency, decision.at),
+    }))
     .filter(({ latency, stalled }) => latency - stalled > bound)
     .map(({ latency, stalled }) => `${Math.round(latency)} ms (${Math.round(stalled)} ms loop stall)`);
   expect(over, `decisions slower than ${bound} ms, loop stalls taken off`).toEqual([]);

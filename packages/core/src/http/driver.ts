@@ -1,5 +1,7 @@
 import type { HeaderSetter } from '../headers';
-import type { ProxyTrust } from './warnings';
+
+/** What an adapter knows about the app's proxy trust, for the warnings. */
+export type ProxyTrust = 'none' | 'all' | 'some';
 
 /**
  * How an adapter reads a framework's request and writes its response. Every member is a plain

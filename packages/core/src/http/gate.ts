@@ -5,7 +5,7 @@ import { LimiterDecision } from '../limiter-decision';
 import { isThenable } from '../thenable';
 import { WarningCode } from '../warnings';
 import { RequestContext } from './context';
-import { Denial, renderDenial } from './render';
+import { type Denial, renderDenial } from './render';
 import { checkTrust } from './warnings';
 import { waitUnlessAborted } from './wait';
 import type { Decision } from '../decision';
@@ -251,7 +251,17 @@ function freeButExhausted(decision: LimiterDecision, now: number): Decision | un
 
 /** A denial that no wait can turn into an admission: no layer numbers, no Retry-After. */
 function refusal(now: number, rule: string | undefined): Decision {
-  return { allowed: false, limit: 0, remaining: 0, resetAt: now, retryAfter: 0, delay: 0, rule, results: [], degraded: false };
+  return {
+    allowed: false,
+    limit: 0,
+    remaining: 0,
+    resetAt: now,
+    retryAfter: 0,
+    delay: 0,
+    rule,
+    results: [],
+    degraded: false,
+  };
 }
 
 /** The decision behind a 503 when the limiter could not decide and failMode is 'closed'. */

@@ -11,7 +11,7 @@ import { shortFormRule } from './short-form';
 import { claimStorePrefix } from './warnings';
 import type { Decision } from '../decision';
 import type { HeaderModes } from '../headers';
-import type { Limiter, LimiterOptions } from '../limiter';
+import type { Limiter, LimiterOptions } from '../limiter-types';
 import type { FailMode } from '../resilience/options';
 import type { Warn } from '../warnings';
 

@@ -3,7 +3,7 @@ import { functionOption, requireObject } from '../validate';
 import { WarningCode } from '../warnings';
 import type { Warn } from '../warnings';
 import { clientIpResolver } from './trust';
-import type { ProxyTrust } from './warnings';
+import type { ProxyTrust } from './driver';
 
 /** What a runtime's `getConnInfo` returns (Hono's helpers for Workers, Deno, Bun, Node...). */
 export interface ConnInfoLike {
@@ -69,9 +69,7 @@ export function parsePeerOptions<Req>(
   const untrusting = resolver.trust === 'none';
   return {
     trust: resolver.trust,
-    clientIp: untrusting
-      ? peerOf
-      : (req) => resolver.resolve(peerOf(req), sources.forwardedFor(req)),
+    clientIp: untrusting ? peerOf : (req) => resolver.resolve(peerOf(req), sources.forwardedFor(req)),
   };
 }
 

@@ -42,8 +42,15 @@ export function renderDenial<Req>(
   );
 }
 
-function messageDenial(status: number, message: unknown, accept: string | undefined, decision: Decision, statusCode: number): Denial {
-  if (typeof message === 'string') return new Denial(status, decision, { contentType: 'text/plain; charset=utf-8', text: message });
+function messageDenial(
+  status: number,
+  message: unknown,
+  accept: string | undefined,
+  decision: Decision,
+  statusCode: number,
+): Denial {
+  if (typeof message === 'string')
+    return new Denial(status, decision, { contentType: 'text/plain; charset=utf-8', text: message });
   let text: string | undefined;
   try {
     text = JSON.stringify(message);

@@ -3,7 +3,7 @@ import { windowOption } from '../duration';
 import { slidingWindow } from '../algorithms/sliding-window';
 import { byIp } from '../keys/by-ip';
 import { integerOption } from '../validate';
-import type { LimitRule } from '../limiter';
+import type { LimitRule } from '../limiter-types';
 
 /** `{ limit, window }` as one layer named `ip`, keyed byIp(), limited by a sliding window. */
 export function shortFormRule(where: string, limit: unknown, window: unknown): LimitRule {

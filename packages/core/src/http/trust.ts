@@ -2,7 +2,7 @@ import ipaddr from 'ipaddr.js';
 import { InvalidOptionError, InvalidOptionTypeError, show } from '../errors';
 import { withoutPort } from '../keys/address';
 import { ipMatcher } from './ip-match';
-import type { ProxyTrust } from './warnings';
+import type { ProxyTrust } from './driver';
 
 /** Which proxies to believe: none (false), every hop (true), a hop count, or their addresses/CIDRs. */
 export type TrustProxy = boolean | number | readonly string[];

@@ -1,7 +1,7 @@
 import type { Duration } from '../duration';
 import type { StandardHeaders } from '../headers';
 import type { Decision } from '../decision';
-import type { LimiterOptions, LimitRule } from '../limiter';
+import type { LimiterOptions, LimitRule } from '../limiter-types';
 import type { Store } from '../store';
 import type { FloodgateWarning } from '../warnings';
 

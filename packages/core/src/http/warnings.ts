@@ -17,9 +17,6 @@ export function claimStorePrefix(store: Store, prefix: string): boolean {
   return taken;
 }
 
-/** What an adapter knows about the app's proxy trust, for the warnings below. */
-export type ProxyTrust = 'none' | 'all' | 'some';
-
 /** Checks one request for the trust mistakes; `warn` keeps each to once. */
 export function checkTrust<Req>(warn: Warn, driver: HttpDriver<Req, never>, req: Req): void {
   const trust = driver.trust(req);

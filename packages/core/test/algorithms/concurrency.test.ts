@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { concurrency, createLimiter } from '@floodgate/core';
-import type { ConcurrencyState } from '@floodgate/core';
+import type { ConcurrencyState } from '../../src/algorithms/concurrency.ts';
 import { compareLongRun } from './long-run';
 import { concurrencyRef } from './reference';
 import { gapArb, START } from './trace';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import type { Algorithm, Outcome } from '@floodgate/core';
+import type { Algorithm } from '@floodgate/core';
+import type { Outcome } from '@floodgate/core/store';
 
 /** One request of a trace: `gap` ms after the previous one (negative: the clock stepped back). */
 export interface Step {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildProblem, negotiateProblem } from '@floodgate/core';
+import { buildProblem, negotiateProblem } from '@floodgate/core/http';
 import { decision, layer } from './decisions';
 
 const limited = decision('user', [

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ABORTED,
-  concurrency,
-  Denial,
-  fixedWindow,
-  Gate,
-  isThenable,
-  leakyBucket,
-  LimiterDecision,
-  MAX_TIMER_MS,
-  MemoryStore,
-  parseHttpOptions,
-  WarningCode,
-} from '@floodgate/core';
-import type { FloodgateWarning, GateResult, HttpDriver, StoreErrorEvent } from '@floodgate/core';
+import { concurrency, fixedWindow, leakyBucket, MemoryStore, WarningCode } from '@floodgate/core';
+import { MAX_TIMER_MS } from '@floodgate/core/store';
+import { ABORTED, Denial, Gate, isThenable, type LimiterDecision, parseHttpOptions } from '@floodgate/core/http';
+import type { FloodgateWarning, StoreErrorEvent } from '@floodgate/core';
+import type { GateResult, HttpDriver } from '@floodgate/core/http';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -41,14 +31,36 @@ const driver: HttpDriver<FakeRequest, FakeResponse> = {
 
 /** What the adapter would do with the gate's answer, as a plain object to assert on. */
 type Verdict =
-  | { action: 'next'; headers: Record<string, string>; info: LimiterDecision | undefined; finish(status?: number): void }
-  | { action: 'deny'; status: number; headers: Record<string, string>; decision: Denial['decision']; body: Denial['body'] }
+  | {
+      action: 'next';
+      headers: Record<string, string>;
+      info: LimiterDecision | undefined;
+      finish(status?: number): void;
+    }
+  | {
+      action: 'deny';
+      status: number;
+      headers: Record<string, string>;
+      decision: Denial['decision'];
+      body: Denial['body'];
+    }
   | { action: 'aborted' };
 
-function verdictOf(gate: Gate<FakeRequest, FakeResponse>, req: FakeRequest, res: FakeResponse, result: GateResult): Verdict {
+function verdictOf(
+  gate: Gate<FakeRequest, FakeResponse>,
+  req: FakeRequest,
+  res: FakeResponse,
+  result: GateResult,
+): Verdict {
   if (result === ABORTED) return { action: 'aborted' };
   if (result instanceof Denial) {
-    return { action: 'deny', status: result.status, headers: res.headers, decision: result.decision, body: result.body };
+    return {
+      action: 'deny',
+      status: result.status,
+      headers: res.headers,
+      decision: result.decision,
+      body: result.body,
+    };
   }
   const finish = (status?: number) => {
     if (result !== undefined) gate.finish(result, req, res, status);
@@ -64,10 +76,14 @@ interface Exchange {
 const frozen = () => T0;
 
 function gateFor(options: Record<string, unknown>) {
-  const gate = new Gate(parseHttpOptions<FakeRequest, FakeResponse, never>('test', { clock: frozen, ...options }), driver);
+  const gate = new Gate(
+    parseHttpOptions<FakeRequest, FakeResponse, never>('test', { clock: frozen, ...options }),
+    driver,
+  );
   return async (exchange: Exchange = {}): Promise<Verdict> => {
     const req = exchange.req ?? { ip: '203.0.113.7' };
-    const res: FakeResponse = exchange.signal === undefined ? { headers: {} } : { headers: {}, signal: exchange.signal };
+    const res: FakeResponse =
+      exchange.signal === undefined ? { headers: {} } : { headers: {}, signal: exchange.signal };
     const result = gate.check(req, res);
     return verdictOf(gate, req, res, isThenable(result) ? await result : result);
   };
@@ -128,42 +144,53 @@ describe('the request plan', () => {
   });
 
   it.each([
-    ['throws', () => {
-      throw new Error('no cost');
-    }, /threw no cost/],
-    ['rejects', async () => {
-      throw new Error('no cost');
-    }, /threw no cost/],
+    [
+      'throws',
+      () => {
+        throw new Error('no cost');
+      },
+      /threw no cost/,
+    ],
+    [
+      'rejects',
+      async () => {
+        throw new Error('no cost');
+      },
+      /threw no cost/,
+    ],
     ['returns NaN', () => Number.NaN, /returned NaN/],
     ['returns -1', () => -1, /returned -1/],
     ['returns 1.5', () => 1.5, /returned 1.5/],
     ['returns Infinity', () => Number.POSITIVE_INFINITY, /returned Infinity/],
     ["returns ''", () => '', /returned ""/],
     ['returns a value above what the layer can ever grant', () => 4, /cost 4 exceeds what rule "ip"/],
-  ])('a cost() that %s is refused whatever the failMode, without Retry-After, reported once', async (_how, cost, reason) => {
-    for (const failMode of ['local', 'open', 'closed'] as const) {
-      const seen: StoreErrorEvent[] = [];
-      const warnings: FloodgateWarning[] = [];
-      const check = gateFor({
-        limit: 3,
-        window: '1m',
-        cost,
-        failMode,
-        onStoreError: (event: StoreErrorEvent) => seen.push(event),
-        onWarning: (warning: FloodgateWarning) => warnings.push(warning),
-        prefix: `cost-${failMode}`,
-      });
-      for (let i = 0; i < 3; i++) {
-        const verdict = await check();
-        expect(verdict).toMatchObject({ action: 'deny', status: 429, decision: { allowed: false, retryAfter: 0 } });
-        expect(verdict.action === 'deny' && verdict.headers).toEqual({});
-        expect(verdict.action === 'deny' && verdict.body?.text).toMatch(/Retrying it will not help/);
+  ])(
+    'a cost() that %s is refused whatever the failMode, without Retry-After, reported once',
+    async (_how, cost, reason) => {
+      for (const failMode of ['local', 'open', 'closed'] as const) {
+        const seen: StoreErrorEvent[] = [];
+        const warnings: FloodgateWarning[] = [];
+        const check = gateFor({
+          limit: 3,
+          window: '1m',
+          cost,
+          failMode,
+          onStoreError: (event: StoreErrorEvent) => seen.push(event),
+          onWarning: (warning: FloodgateWarning) => warnings.push(warning),
+          prefix: `cost-${failMode}`,
+        });
+        for (let i = 0; i < 3; i++) {
+          const verdict = await check();
+          expect(verdict).toMatchObject({ action: 'deny', status: 429, decision: { allowed: false, retryAfter: 0 } });
+          expect(verdict.action === 'deny' && verdict.headers).toEqual({});
+          expect(verdict.action === 'deny' && verdict.body?.text).toMatch(/Retrying it will not help/);
+        }
+        expect(seen).toEqual([]);
+        expect(warnings.map((warning) => warning.code)).toEqual([WarningCode.invalidCost]);
+        expect(warnings[0]?.message).toMatch(reason);
       }
-      expect(seen).toEqual([]);
-      expect(warnings.map((warning) => warning.code)).toEqual([WarningCode.invalidCost]);
-      expect(warnings[0]?.message).toMatch(reason);
-    }
-  });
+    },
+  );
 
   it('finish releases a concurrency slot exactly once', async () => {
     const store = new MemoryStore({ clock: frozen });

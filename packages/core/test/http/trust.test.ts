@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientIpResolver, describeTrust, ipMatcher, routeOverride } from '@floodgate/core';
+import { clientIpResolver, describeTrust, ipMatcher, routeOverride } from '@floodgate/core/http';
 
 describe('ipMatcher', () => {
   const matches = ipMatcher('allowList', ['10.0.0.0/8', '2001:db8::/32', '192.0.2.1', '::ffff:198.51.100.0/120']);

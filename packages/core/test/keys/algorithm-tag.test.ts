@@ -42,7 +42,9 @@ describe('keys name the algorithm and its options (issue 9, item 5)', () => {
   });
 
   it('is the same for the same options, whichever object or process made them', async () => {
-    expect(await keyOf(fixedWindow({ limit: 10, window: '1m' }))).toBe(await keyOf(fixedWindow({ limit: 10, window: 60_000 })));
+    expect(await keyOf(fixedWindow({ limit: 10, window: '1m' }))).toBe(
+      await keyOf(fixedWindow({ limit: 10, window: 60_000 })),
+    );
     // Stable across versions and processes: every instance of an app must derive the same key.
     expect(await keyOf(fixedWindow({ limit: 100, window: '1m' }))).toBe('fg:ip:fw.590ab6:{a}');
   });

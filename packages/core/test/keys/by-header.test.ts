@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { byApiKey, byHeader, hashSecret } from '@floodgate/core';
+import { byApiKey, byHeader } from '@floodgate/core';
+import { hashSecret } from '../../src/keys/identity';
 import { contextOf } from './context';
 
 describe('byHeader', () => {
@@ -33,7 +34,9 @@ describe('byApiKey', () => {
 
   it("reads a Bearer token when told header: 'authorization', with the same key for the same secret", async () => {
     const bearer = byApiKey({ header: 'Authorization' });
-    expect(await bearer(contextOf({ headers: { authorization: `bearer   ${secret}` } }))).toBe(await hashSecret(secret));
+    expect(await bearer(contextOf({ headers: { authorization: `bearer   ${secret}` } }))).toBe(
+      await hashSecret(secret),
+    );
     expect(await bearer(contextOf({ headers: { 'x-api-key': secret } }))).toBeUndefined();
   });
 

@@ -7,8 +7,7 @@ interface Req {
 }
 
 // Called through an async function so that a synchronous throw and a rejection look alike.
-const userKey = async (req: Req) =>
-  byUser((r: Req) => r.user?.id as string | number | undefined)(contextOf({ req }));
+const userKey = async (req: Req) => byUser((r: Req) => r.user?.id as string | number | undefined)(contextOf({ req }));
 
 describe('byUser', () => {
   it('passes the framework request to the function and keeps a string id', async () => {

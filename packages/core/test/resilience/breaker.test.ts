@@ -66,7 +66,12 @@ describe('CircuitBreaker', () => {
   });
 
   it('never waits longer after a failed probe than a cooldown', () => {
-    const { clock, breaker, failTimes } = setup({ failureThreshold: 1, failureWindow: 1000, cooldown: 300, probeInterval: 1000 });
+    const { clock, breaker, failTimes } = setup({
+      failureThreshold: 1,
+      failureWindow: 1000,
+      cooldown: 300,
+      probeInterval: 1000,
+    });
     failTimes(1);
     clock.now = 300;
     breaker.fail(breaker.acquire()!);

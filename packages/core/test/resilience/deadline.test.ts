@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { StoreTimeoutError, withDeadline } from '@floodgate/core';
+import { StoreTimeoutError } from '@floodgate/core';
+import { withDeadline } from '@floodgate/core/store';
 
 describe('withDeadline', () => {
   afterEach(() => {

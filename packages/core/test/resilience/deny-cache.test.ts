@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fixedWindow, gcra, MemoryStore, type LayerCall } from '@floodgate/core';
+import { fixedWindow, gcra, MemoryStore } from '@floodgate/core';
+import type { LayerCall } from '@floodgate/core/store';
 import { DenyCache } from '../../src/resilience/deny-cache';
 
 const algorithm = fixedWindow({ limit: 2, window: 1000 });

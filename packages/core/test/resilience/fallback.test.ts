@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fixedWindow, type LayerCall } from '@floodgate/core';
+import { fixedWindow } from '@floodgate/core';
+import type { LayerCall } from '@floodgate/core/store';
 import { LocalFallback } from '../../src/resilience/fallback';
 
 const perMinute = fixedWindow({ limit: 10, window: 60_000 });

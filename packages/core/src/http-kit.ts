@@ -1,0 +1,24 @@
+// @floodgate/core/http: the request plan the Express, Fastify and Hono adapters share.
+export { ABORTED, Gate } from './http/gate';
+export type { GateResult } from './http/gate';
+export { Denial } from './http/render';
+export { parseHttpOptions } from './http/options';
+export type { HttpConfig, SharedCounters } from './http/options';
+export type { HttpLimitOptions, HttpOwnOptions } from './http/types';
+export { closeSignal, nodeHeader } from './http/driver';
+export type { HttpDriver, NodeHeaders, NodeResponse, ProxyTrust } from './http/driver';
+export { parsePeerOptions } from './http/peer';
+export type { ConnInfoLike, PeerConfig, PeerSources } from './http/peer';
+export { clientIpResolver, describeTrust } from './http/trust';
+export type { ClientIpResolver, TrustProxy } from './http/trust';
+export { ipMatcher } from './http/ip-match';
+export type { IpMatcher } from './http/ip-match';
+export { routeOverride } from './http/route-options';
+export type { RouteOverride } from './http/route-options';
+export { TurnQueue } from './http/turn-queue';
+export { LimiterDecision } from './limiter-decision';
+export { isThenable } from './thenable';
+export { writeHeaders, parseHeaderModes } from './headers';
+export type { HeaderModes, HeaderSetter } from './headers';
+export { buildProblem, negotiateProblem } from './problem';
+export type { ProblemDetails, ProblemResponse } from './problem';
