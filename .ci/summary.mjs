@@ -24,9 +24,18 @@ for (const workspace of workspaces) {
     missing.push(workspace);
     continue;
   }
-  const { numPassedTests, numFailedTests } = JSON.parse(readFileSync(report, 'utf8'));
+  const { numPassedTests, numFailedTests, testResults = [] } = JSON.parse(readFileSync(report, 'utf8'));
   passed += numPassedTests;
   failed += numFailedTests;
+  // A file that failed before any of its tests ran (an import or a beforeAll that threw) reports
+  // its tests as skipped: count it as one failure, or it would pass unnoticed.
+  for (const file of testResults) {
+    const tests = file.assertionResults ?? [];
+    if (file.status === 'failed' && !tests.some((test) => test.status === 'failed')) {
+      failed += 1;
+      console.error(`${workspace}: ${file.name} failed before its tests ran: ${(file.message ?? '').split('\n')[0]}`);
+    }
+  }
 }
 for (const workspace of missing) console.error(`no test report from ${workspace} (its test run did not finish)`);
 console.log(`${passed} passed, ${failed} failed`);

@@ -1,3 +1,5 @@
 import { floodgateTestConfig } from '../../vitest.shared.ts';
 
-export default floodgateTestConfig();
+// test/*.test-d.ts are type tests: vitest runs them through tsc (the request augmentations and the
+// option types a user writes against).
+export default floodgateTestConfig({ typecheck: { enabled: true, tsconfig: './tsconfig.json' } });

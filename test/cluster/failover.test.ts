@@ -6,6 +6,7 @@ import { limiterKey } from '../redis/fixtures/client.ts';
 import { type RedisCluster, startCluster } from '../helpers/redis-cluster.ts';
 import { connectCluster, freshPrefix } from '../helpers/redis-cluster-client.ts';
 import { startLoad } from './tally.ts';
+import { contextOf } from '../helpers/context.ts';
 
 const NOW = 1_800_000_000_000;
 // Large enough that nothing is denied while the failover runs; a top-up afterwards fills it exactly.
@@ -47,7 +48,7 @@ async function failoverUnderLoad(extra: ClusterOptions, failMode: FailMode) {
       { name: 'user', key: (ctx) => ctx.header('x-user'), algorithm: fixedWindow({ limit: LIMIT, window: '1h' }) },
     ],
   });
-  const ctx: KeyContext = { ip: undefined, header: (name) => (name === 'x-user' ? 'hot' : undefined), req: {} };
+  const ctx: KeyContext = contextOf({ headers: { 'x-user': 'hot' } });
   const key = limiterKey(prefix, 'user', fixedWindow({ limit: LIMIT, window: '1h' }), 'hot');
   const replica = cluster.replicaOf(await cluster.masterOf(key));
 

@@ -6,14 +6,11 @@ import { freshPrefix } from '../helpers/redis-cluster-client.ts';
 import { NASTY_IDENTITIES } from '../hashtags/identities.ts';
 import { limiterKeyOn } from './node-stats.ts';
 import { strictClusterOptions } from './limiter.ts';
+import { contextOf } from '../helpers/context.ts';
 
 const suite = useCluster();
 
-const request = (ip: string, user: string): KeyContext => ({
-  ip,
-  header: (name) => (name === 'x-user' ? user : undefined),
-  req: {},
-});
+const request = (ip: string, user: string): KeyContext => contextOf({ ip, headers: { 'x-user': user } });
 
 /** An ip and two users whose keys live on three different masters, as the cluster itself reports. */
 async function spreadIdentities(prefix: string) {
@@ -125,7 +122,7 @@ describe('layers whose keys live on different masters', () => {
       })),
     });
     for (const identity of NASTY_IDENTITIES) {
-      const ctx: KeyContext<string> = { ip: undefined, header: () => undefined, req: identity };
+      const ctx: KeyContext<string> = contextOf({ req: identity });
       expect(await limiter.consume(ctx), JSON.stringify(identity)).toMatchObject({ allowed: true, degraded: false });
       expect(await limiter.consume(ctx)).toMatchObject({ allowed: false, degraded: false });
       // All three keys sit on the master of the first one, each charged once.

@@ -16,6 +16,7 @@ import { limiterKey } from '../redis/fixtures/client.ts';
 import { type RedisCluster, startCluster } from '../helpers/redis-cluster.ts';
 import { connectCluster } from '../helpers/redis-cluster-client.ts';
 import { type RedisServer, startRedis } from '../helpers/redis-server.ts';
+import { contextOf } from '../helpers/context.ts';
 
 const WINDOW = 60_000;
 const ipOf = (item: Case) => `203.0.113.${CASES.indexOf(item) + 1}`;
@@ -112,7 +113,7 @@ async function measure(client: Redis | Cluster, node: Redis, item: Case): Promis
   const ip = ipOf(item);
   for (const time of item.times) {
     now = time;
-    const decision = await limiter.consume({ ip, header: () => undefined, req: {} });
+    const decision = await limiter.consume(contextOf({ ip }));
     expect(decision).toMatchObject({ allowed: true, degraded: false });
   }
   const key = limiterKey('fg', 'ip', item.algorithm, ip);

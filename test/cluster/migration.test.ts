@@ -10,6 +10,7 @@ import { SlotMigration } from './migrate-slot.ts';
 import { startLoad } from './tally.ts';
 import { errorCount, scriptRuns } from './node-stats.ts';
 import { WitnessedStore } from './witnessed-store.ts';
+import { contextOf } from '../helpers/context.ts';
 
 const suite = useCluster();
 
@@ -60,7 +61,7 @@ function hotLimiter(store: WitnessedStore, prefix: string) {
       algorithm: fixedWindow({ limit: LIMIT, window }),
     })),
   });
-  const ctx: KeyContext = { ip: undefined, header: (name) => (name === 'x-user' ? 'hot' : undefined), req: {} };
+  const ctx: KeyContext = contextOf({ headers: { 'x-user': 'hot' } });
   const keys = (['1m', '1h'] as const).map((window) =>
     limiterKey(prefix, `per-${window}`, fixedWindow({ limit: LIMIT, window }), 'hot'),
   );

@@ -8,6 +8,7 @@ import { NOW } from './limiter.ts';
 import { keysOn, scriptRuns } from './node-stats.ts';
 import { WitnessedStore } from './witnessed-store.ts';
 import { limiterKey } from '../redis/fixtures/client.ts';
+import { contextOf } from '../helpers/context.ts';
 
 const suite = useCluster();
 
@@ -24,11 +25,7 @@ const CONCURRENT = 20;
 const keyOf = (prefix: string, rule: 'ip' | 'user', id: string) =>
   limiterKey(prefix, rule, fixedWindow({ limit: 1000, window: '1m' }), id);
 
-const request = (ip: string, user: string): KeyContext => ({
-  ip,
-  header: (name) => (name === 'x-user' ? user : undefined),
-  req: {},
-});
+const request = (ip: string, user: string): KeyContext => contextOf({ ip, headers: { 'x-user': user } });
 
 /** Two layers far from their limits: every Redis-backed admission is one charge on each. */
 function partitionedLimiter(prefix: string) {

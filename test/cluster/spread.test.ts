@@ -4,6 +4,7 @@ import { useCluster } from '../helpers/cluster-suite.ts';
 import { freshPrefix } from '../helpers/redis-cluster-client.ts';
 import { strictClusterOptions } from './limiter.ts';
 import { commandCalls, errorCount, keysOn } from './node-stats.ts';
+import { contextOf } from '../helpers/context.ts';
 
 const IDENTITIES = 1000;
 const LIMIT = 3;
@@ -44,7 +45,7 @@ describe('1,000 identities over three masters', () => {
     const admitted = new Map<string, boolean[]>();
 
     await inParallel(users, 50, async (user) => {
-      const ctx: KeyContext = { ip: undefined, header: (name) => (name === 'x-user' ? user : undefined), req: {} };
+      const ctx: KeyContext = contextOf({ headers: { 'x-user': user } });
       const allowed: boolean[] = [];
       for (let i = 0; i < LIMIT + 2; i++) {
         const decision = await limiter.consume(ctx);
@@ -88,7 +89,7 @@ describe('1,000 identities over three masters', () => {
         Array.from({ length: IDENTITIES }, (_, i) => `${round}-${i}`),
         50,
         async (user) => {
-          const ctx: KeyContext = { ip: undefined, header: (name) => (name === 'x-user' ? user : undefined), req: {} };
+          const ctx: KeyContext = contextOf({ headers: { 'x-user': user } });
           for (let i = 0; i < 2; i++) expect((await limiter.consume(ctx)).degraded).toBe(false);
         },
       );

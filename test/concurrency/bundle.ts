@@ -34,6 +34,8 @@ export async function bundleFromSource(): Promise<string> {
     outfile,
     external: ['ioredis'],
     alias: {
+      '@floodgate/core/store': join(root, 'packages/core/src/store-kit.ts'),
+      '@floodgate/core/http': join(root, 'packages/core/src/http-kit.ts'),
       '@floodgate/core': join(root, 'packages/core/src/index.ts'),
       '@floodgate/redis': join(root, 'packages/redis/src/index.ts'),
     },

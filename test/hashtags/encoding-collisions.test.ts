@@ -6,6 +6,7 @@ import { encodeIdentity } from '../../packages/core/src/keys/identity.ts';
 import { freshPrefix, keysUnder, limiterKey } from '../redis/fixtures/client.ts';
 import { useRedis } from '../redis/fixtures/suite.ts';
 import { identityArbitrary } from './identities.ts';
+import { contextOf } from '../helpers/context.ts';
 
 /**
  * Catalogue B23: two different inputs never share a counter. Unicode forms of one text are
@@ -17,7 +18,7 @@ import { identityArbitrary } from './identities.ts';
 const suite = useRedis();
 
 const algorithm = fixedWindow({ limit: 1, window: '1h' });
-const ctxOf = (identity: string): KeyContext<string> => ({ ip: undefined, header: () => undefined, req: identity });
+const ctxOf = (identity: string): KeyContext<string> => contextOf({ req: identity });
 
 /** The key createLimiter builds for `identity` under `prefix` and `rule` (read from onDecision). */
 async function keyFor(prefix: string, rule: string, identity: string): Promise<string> {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisServer, startRedis } from '../helpers/redis-server.ts';
 import { limiterKey } from '../redis/fixtures/client.ts';
 import { NASTY_IDENTITIES, identityArbitrary } from './identities.ts';
+import { contextOf } from '../helpers/context.ts';
 
 // CLUSTER KEYSLOT needs cluster mode, not a working cluster: one cluster-enabled node answers it.
 let server: RedisServer;
@@ -37,7 +38,7 @@ const limiter = createLimiter<string>({
 /** The keys createLimiter builds for one identity under three rules (read from onDecision). */
 async function limiterKeys(identity: string): Promise<string[]> {
   lastKeys = [];
-  await limiter.consume({ ip: undefined, header: () => undefined, req: identity });
+  await limiter.consume(contextOf({ req: identity }));
   return lastKeys;
 }
 

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { freshPrefix, limiterKey } from './fixtures/client.ts';
 import { useRedis } from './fixtures/suite.ts';
 import type { Algorithm, FloodgateWarning, StoreErrorEvent } from '@floodgate/core';
+import { contextOf } from '../helpers/context.ts';
 
 const suite = useRedis();
 
@@ -46,7 +47,7 @@ function setup(algorithm: Algorithm) {
     limits: [{ name: 'ip', key: (ctx) => ctx.ip, algorithm }],
   });
   const keyOf = (ip: string) => prefix + limiterKey('fg', 'ip', algorithm, ip);
-  const consume = (ip: string) => limiter.consume({ ip, header: () => undefined, req: {} });
+  const consume = (ip: string) => limiter.consume(contextOf({ ip }));
   return { limiter, keyOf, consume, storeWarnings, storeErrors, breakers };
 }
 
@@ -98,7 +99,7 @@ describe('limiters that share a Redis, a prefix and a rule name but not the algo
     // The short form (slidingWindow) and layered({ ip: slidingLog(...) }) under the default prefix.
     const window = make(slidingWindow({ limit: 2, window: '1m' }));
     const log = make(slidingLog({ limit: 5, window: '1m' }));
-    const ctx = { ip: '203.0.113.9', header: () => undefined, req: {} };
+    const ctx = contextOf({ ip: '203.0.113.9' });
     const decisions = [];
     for (let i = 0; i < 3; i++) decisions.push(await window.consume(ctx), await log.consume(ctx));
     expect(decisions.map((d) => [d.allowed, d.degraded, d.unavailable ?? false])).toEqual([

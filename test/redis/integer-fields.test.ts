@@ -8,6 +8,7 @@ import { runSeed, seededRandom } from './fixtures/random.ts';
 import { useRedis } from './fixtures/suite.ts';
 import type { Algorithm } from '@floodgate/core';
 import type { Redis } from 'ioredis';
+import { contextOf } from '../helpers/context.ts';
 
 /** One layer of a store call (typed from RedisStore, so the test does not depend on where core exports it). */
 type LayerCall = Parameters<RedisStore['consume']>[0][number];
@@ -166,7 +167,7 @@ describe('hash fields in Redis (catalogue B26)', () => {
     const maxCost = Math.min(...limits.map((rule) => rule.algorithm.maxCost));
     for (let i = 0; i < 5000; i++) {
       now += random.pick([0, 0, 1, 7, 50, 333, 2500]);
-      const ctx = { ip: random.pick(identities), header: () => undefined, req: {} };
+      const ctx = contextOf({ ip: random.pick(identities) });
       const cost = random.int(0, maxCost);
       if (random.chance(0.25)) await limiter.refund(ctx, { cost });
       else await limiter.consume(ctx, { cost });

@@ -4,10 +4,11 @@ import { RedisStore } from '@floodgate/redis';
 import { ALGORITHM_KINDS, ROOMY } from './fixtures/algorithms.ts';
 import { freshPrefix, layerKey } from './fixtures/client.ts';
 import { useRedis } from './fixtures/suite.ts';
+import { contextOf } from '../helpers/context.ts';
 
 const suite = useRedis();
 
-const ctx = { ip: '203.0.113.9', header: () => undefined, req: {} };
+const ctx = contextOf({ ip: '203.0.113.9' });
 
 const DAY = 86_400_000;
 

@@ -4,6 +4,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { afterEach } from 'vitest';
 import { type RedisServer, type StartRedisOptions, startRedis } from '../helpers/redis-server.ts';
 import { limiterKey } from '../redis/fixtures/client.ts';
+import { contextOf } from '../helpers/context.ts';
 
 /**
  * An ioredis client with the settings reliability.md recommends (no offline queue, no per-request
@@ -83,7 +84,7 @@ export function freshPrefix(name: string): string {
 }
 
 /** A KeyContext for an IP. */
-export const ctxFor = (ip: string) => ({ ip, header: () => undefined, req: {} });
+export const ctxFor = (ip: string) => contextOf({ ip });
 
 /** Starts what a test needs; each part is stopped after the test, the last started first. */
 export interface PerTestParts {

@@ -1,5 +1,17 @@
 import type { AlgorithmKind } from './algorithms/types';
 
+/*
+ * How one request's answer is built, from one key to the handler:
+ *   Outcome<S>    an algorithm's decide() for one key: the numbers and the state to store
+ *   LayerOutcome  what a store answers for one layer: an Outcome without its state
+ *                 (a remote store's answer also says whether it was degraded: GuardedAnswer,
+ *                 and the local fallback's: FallbackAnswer)
+ *   LayerResult   a LayerOutcome named: its rule, kind and window
+ *   Decision      every LayerResult of the request folded into one: the binding layer's numbers
+ *   RateLimitInfo a Decision plus its cost and refund(n): what req.rateLimit holds (at run time,
+ *                 the limiter's LimiterDecision)
+ */
+
 /** One layer's own numbers within a Decision. */
 export interface LayerResult {
   /** The rule's name (`ip`, `user`, ...). */

@@ -64,7 +64,7 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
     this.store = config.store;
     this.rules = config.rules;
     this.clock = checkedClock(config.clock, 'createLimiter.clock', warn);
-    this.events = safeEvents(config.resilience.hooks);
+    this.events = safeEvents(config.resilience.hooks, warn);
     this.#keyStarts = config.rules.map((rule) => `${config.prefix}:${rule.name}:${algorithmTag(rule.algorithm)}:{`);
     const local = config.store.local === true;
     this.#guarded = local ? undefined : guardStore(config.store, config.resilience, this.events, this.clock);
@@ -137,6 +137,7 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
     this.warn(
       WarningCode.keyFunctionFailed,
       `the key function of rule "${rule.name}" ${reason}; such requests are counted under that rule by client address`,
+      rule.name,
     );
     const ip = ctx.ip;
     return `!${typeof ip === 'string' && ip !== '' ? encodeIdentity(ipKey(ip, 56)) : 'unknown'}`;

@@ -1,3 +1,4 @@
+import { DEFAULTS } from './defaults';
 import { InvalidOptionTypeError, show } from './errors';
 import { rejectUnknownKeys, requireObject } from './validate';
 import type { Decision, LayerResult } from './decision';
@@ -29,13 +30,13 @@ const STANDARD: readonly unknown[] = ['draft-6', 'draft-7', 'draft-8', false];
  */
 export function parseHeaderModes(where: string, options: unknown): Required<HeaderModes> {
   const raw = requireObject(where, options);
-  const standardHeaders = raw.standardHeaders === undefined ? 'draft-8' : raw.standardHeaders;
+  const standardHeaders = raw.standardHeaders === undefined ? DEFAULTS.standardHeaders : raw.standardHeaders;
   if (!STANDARD.includes(standardHeaders)) {
     throw new InvalidOptionTypeError(
       `${where}.standardHeaders must be one of 'draft-6', 'draft-7', 'draft-8', false, got ${show(standardHeaders)}`,
     );
   }
-  const legacy = raw.legacyHeaders === undefined ? true : raw.legacyHeaders;
+  const legacy = raw.legacyHeaders === undefined ? DEFAULTS.legacyHeaders : raw.legacyHeaders;
   if (typeof legacy !== 'boolean') {
     throw new InvalidOptionTypeError(`${where}.legacyHeaders must be a boolean, got ${show(legacy)}`);
   }

@@ -1,3 +1,4 @@
+import { DEFAULTS } from './defaults';
 import { InvalidOptionError, InvalidOptionTypeError, show } from './errors';
 import { checkedClock } from './clock';
 import { MemoryStore } from './memory-store';
@@ -29,7 +30,7 @@ export interface LimiterConfig<Req> {
 export function parseLimiterOptions<Req>(options: LimiterOptions<Req>): LimiterConfig<Req> {
   const raw = requireObject('createLimiter', options);
   rejectUnknownKeys('createLimiter', raw, LIMITER_KEYS);
-  const prefix = raw.prefix === undefined ? 'fg' : nameOption('createLimiter.prefix', raw.prefix);
+  const prefix = raw.prefix === undefined ? DEFAULTS.prefix : nameOption('createLimiter.prefix', raw.prefix);
   const onWarning =
     raw.onWarning === undefined
       ? consoleWarning

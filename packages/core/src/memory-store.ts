@@ -1,3 +1,4 @@
+import { DEFAULTS } from './defaults';
 import { LRUCache } from 'lru-cache';
 import { ttlOf } from './algorithms/types';
 import { checkedClock } from './clock';
@@ -31,7 +32,8 @@ export class MemoryStore implements Store {
   constructor(options: MemoryStoreOptions = {}) {
     const raw = requireObject('MemoryStore', options);
     rejectUnknownKeys('MemoryStore', raw, ['maxKeys', 'clock']);
-    this.maxKeys = raw.maxKeys === undefined ? 100_000 : integerOption('MemoryStore.maxKeys', raw.maxKeys, 1);
+    this.maxKeys =
+      raw.maxKeys === undefined ? DEFAULTS.memoryStoreKeys : integerOption('MemoryStore.maxKeys', raw.maxKeys, 1);
     this.clock = raw.clock === undefined ? Date.now : functionOption('MemoryStore.clock', raw.clock);
     const clock = checkedClock(this.clock, 'MemoryStore.clock', onceWarner(consoleWarning));
     this.#now = clock;

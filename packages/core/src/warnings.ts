@@ -17,17 +17,22 @@ export const WarningCode = {
   skipFailed: 'WARN_FLOODGATE_SKIP_FAILED',
   badClock: 'WARN_FLOODGATE_BAD_CLOCK',
   connInfoHeader: 'WARN_FLOODGATE_CONN_INFO_HEADER',
+  hookFailed: 'WARN_FLOODGATE_HOOK_FAILED',
 } as const;
 
-/** Where warnings go: the user's `onWarning`, called at most once per code. */
-export type Warn = (code: string, message: string) => void;
+/**
+ * Where warnings go: the user's `onWarning`, called at most once per code, or once per code and
+ * `subject` when one is given (a rule, a hook): one report per cause, never one per request.
+ */
+export type Warn = (code: string, message: string, subject?: string) => void;
 
-/** Reports each code at most once for the instance that owns it. */
+/** Reports each code (and subject) at most once for the instance that owns it. */
 export function onceWarner(sink: (warning: FloodgateWarning) => void): Warn {
   const seen = new Set<string>();
-  return (code, message) => {
-    if (seen.has(code)) return;
-    seen.add(code);
+  return (code, message, subject) => {
+    const key = subject === undefined ? code : `${code}\u0000${subject}`;
+    if (seen.has(key)) return;
+    seen.add(key);
     try {
       sink({ code, message });
     } catch {

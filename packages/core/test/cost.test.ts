@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { concurrency, createLimiter, fixedWindow, MemoryStore, tokenBucket } from '@floodgate/core';
 import type { KeyContext } from '@floodgate/core';
+import { contextOf } from './keys/context';
 
 const T0 = Date.UTC(2026, 0, 1);
 const clock = () => T0;
-const ctx: KeyContext = { ip: '203.0.113.7', header: () => undefined, req: {} };
+const ctx: KeyContext = contextOf({ ip: '203.0.113.7' });
 
 function bucketOfTen() {
   return createLimiter({

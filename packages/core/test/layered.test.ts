@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { byApiKey, byIp, createLimiter, fixedWindow, layered, MemoryStore } from '@floodgate/core';
 import { hashSecret } from '../src/keys/identity';
 import type { KeyContext } from '@floodgate/core';
+import { contextOf } from './keys/context';
 
 interface Req {
   user?: { id: string };
@@ -10,7 +11,7 @@ interface Req {
 const userId = (req: Req) => req.user?.id;
 
 function ctx(ip: string, req: Req = {}, headers: Record<string, string> = {}): KeyContext<Req> {
-  return { ip, header: (name) => headers[name], req };
+  return contextOf({ ip, req, headers });
 }
 
 describe('layered builds rules', () => {
@@ -37,7 +38,7 @@ describe('layered builds rules', () => {
       apiKey: { algorithm, header: 'X-Client-Key' },
     });
     expect(await ip?.key(ctx('2001:db8:abcd:1234:5678::1'))).toBe('2001:db8:abcd:1234::');
-    expect(await ip?.key({ ip: undefined, header: () => undefined, req: {} })).toBeUndefined();
+    expect(await ip?.key(contextOf({ ip: undefined }))).toBeUndefined();
     expect(await apiKey?.key(ctx('1.2.3.4', {}, { 'x-client-key': 'k' }))).toBe(await hashSecret('k'));
     expect(await byIp()(ctx('2001:db8:abcd:1234:5678::1'))).toBe('2001:db8:abcd:1200::');
     expect(await byApiKey()(ctx('1.2.3.4', {}, { 'x-client-key': 'k' }))).toBeUndefined();

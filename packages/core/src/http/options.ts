@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../defaults';
 import { timerOption } from '../duration';
 import { InvalidOptionError, InvalidOptionTypeError, show } from '../errors';
 import { LimiterEngine } from '../engine';
@@ -85,7 +86,8 @@ export function parseHttpOptions<Req, Res, Handler>(
     allowed: allowList?.allowed,
     allowedByIp: allowList?.byIp === true,
     modes: parseHeaderModes(where, raw),
-    statusCode: raw.statusCode === undefined ? 429 : statusOption(`${where}.statusCode`, raw.statusCode),
+    statusCode:
+      raw.statusCode === undefined ? DEFAULTS.statusCode : statusOption(`${where}.statusCode`, raw.statusCode),
     message: parseMessage<Req>(where, raw.message),
     handler: optionalFunction<Handler>(where, raw, 'handler'),
     maxDelay: raw.maxDelay === undefined ? undefined : timerOption(`${where}.maxDelay`, raw.maxDelay, 0),

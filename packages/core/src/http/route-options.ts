@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../defaults';
 import { InvalidOptionTypeError, show } from '../errors';
 import { LIMITER_KEYS } from '../limiter-options';
 
@@ -43,7 +44,8 @@ export function routeOverride(
   }
   if (FORM_KEYS.some(given)) for (const key of FORM_KEYS) delete merged[key];
   Object.assign(merged, own);
-  if (own.prefix === undefined) merged.prefix = `${(base.prefix as string | undefined) ?? 'fg'}.r${routeTag(routeId)}`;
+  if (own.prefix === undefined)
+    merged.prefix = `${(base.prefix as string | undefined) ?? DEFAULTS.prefix}.r${routeTag(routeId)}`;
   return { options: merged, counters: 'own' };
 }
 

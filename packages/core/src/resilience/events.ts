@@ -1,4 +1,6 @@
 import { isThenable } from '../thenable';
+import { WarningCode } from '../warnings';
+import type { Warn } from '../warnings';
 import type { BreakerChange } from './breaker';
 import type { DecisionEvent, LimiterEvents, StoreErrorEvent } from './options';
 
@@ -13,15 +15,13 @@ export interface SafeEvents {
 
 /**
  * Wraps the user's hooks: a throw is caught, a returned promise that rejects is caught, and the
- * first failure of each hook is reported once with console.warn (never once per request).
- * `decision` calls onDecision, then onLimited for a denied request.
+ * first failure of each hook is reported once through the warnings (WARN_FLOODGATE_HOOK_FAILED),
+ * never once per request. `decision` calls onDecision, then onLimited for a denied request.
  */
-export function safeEvents(hooks: LimiterEvents): SafeEvents {
-  const warned = new Set<string>();
+export function safeEvents(hooks: LimiterEvents, warn: Warn): SafeEvents {
   const report = (name: keyof LimiterEvents, error: unknown) => {
-    if (warned.has(name)) return;
-    warned.add(name);
-    console.warn(`[floodgate] the ${name} hook failed; further failures of it are ignored silently:`, error);
+    const reason = error instanceof Error ? error.message : String(error);
+    warn(WarningCode.hookFailed, `the ${name} hook failed (${reason}); its further failures are not reported`, name);
   };
   const call = <E>(name: keyof LimiterEvents, event: E) => {
     const hook = hooks[name] as ((event: E) => unknown) | undefined;

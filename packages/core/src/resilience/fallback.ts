@@ -1,10 +1,11 @@
+import { DEFAULTS } from '../defaults';
 import { MemoryStore } from '../memory-store';
 import type { Algorithm } from '../algorithms/types';
 import type { LayerCall, LayerOutcome } from '../store';
 import type { FailMode } from './options';
 
 /** Keys the local fallback keeps at most; bounds memory however many clients an outage sees. */
-export const FALLBACK_MAX_KEYS = 10_000;
+export const FALLBACK_MAX_KEYS = DEFAULTS.fallbackKeys;
 
 /** How a decision made without the store came out. */
 export interface FallbackAnswer {

@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../defaults';
 import { timerOption, windowOption } from '../duration';
 import { InvalidOptionTypeError, show } from '../errors';
 import type { Duration } from '../duration';
@@ -99,12 +100,13 @@ export function parseResilienceOptions(raw: Record<string, unknown>): Resilience
     if (raw[name] !== undefined) hooks[name] = functionOption(`createLimiter.${name}`, raw[name]);
   }
   return {
-    timeout: raw.timeout === undefined ? 100 : timerOption('createLimiter.timeout', raw.timeout),
+    timeout: raw.timeout === undefined ? DEFAULTS.timeout : timerOption('createLimiter.timeout', raw.timeout),
     failMode:
       raw.failMode === undefined
-        ? 'local'
+        ? DEFAULTS.failMode
         : oneOfOption('createLimiter.failMode', raw.failMode, ['local', 'open', 'closed']),
-    instances: raw.instances === undefined ? 1 : integerOption('createLimiter.instances', raw.instances, 1),
+    instances:
+      raw.instances === undefined ? DEFAULTS.instances : integerOption('createLimiter.instances', raw.instances, 1),
     breaker: parseBreaker(raw.breaker),
     denyCacheKeys: parseDenyCache(raw.denyCache),
     hooks: hooks as LimiterEvents,
@@ -117,20 +119,30 @@ function parseBreaker(value: unknown): BreakerSettings {
   const where = 'createLimiter.breaker';
   return {
     failureThreshold:
-      raw.failureThreshold === undefined ? 5 : integerOption(`${where}.failureThreshold`, raw.failureThreshold, 1),
-    failureWindow: raw.failureWindow === undefined ? 10_000 : windowOption(`${where}.failureWindow`, raw.failureWindow),
-    cooldown: raw.cooldown === undefined ? 30_000 : windowOption(`${where}.cooldown`, raw.cooldown),
-    probeInterval: raw.probeInterval === undefined ? 1000 : windowOption(`${where}.probeInterval`, raw.probeInterval),
+      raw.failureThreshold === undefined
+        ? DEFAULTS.breaker.failureThreshold
+        : integerOption(`${where}.failureThreshold`, raw.failureThreshold, 1),
+    failureWindow:
+      raw.failureWindow === undefined
+        ? DEFAULTS.breaker.failureWindow
+        : windowOption(`${where}.failureWindow`, raw.failureWindow),
+    cooldown: raw.cooldown === undefined ? DEFAULTS.breaker.cooldown : windowOption(`${where}.cooldown`, raw.cooldown),
+    probeInterval:
+      raw.probeInterval === undefined
+        ? DEFAULTS.breaker.probeInterval
+        : windowOption(`${where}.probeInterval`, raw.probeInterval),
   };
 }
 
 function parseDenyCache(value: unknown): number | undefined {
-  if (value === undefined || value === true) return 10_000;
+  if (value === undefined || value === true) return DEFAULTS.denyCacheKeys;
   if (value === false) return undefined;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InvalidOptionTypeError(`createLimiter.denyCache must be true, false or { maxKeys }, got ${show(value)}`);
   }
   const raw = value as Record<string, unknown>;
   rejectUnknownKeys('createLimiter.denyCache', raw, ['maxKeys']);
-  return raw.maxKeys === undefined ? 10_000 : integerOption('createLimiter.denyCache.maxKeys', raw.maxKeys, 1);
+  return raw.maxKeys === undefined
+    ? DEFAULTS.denyCacheKeys
+    : integerOption('createLimiter.denyCache.maxKeys', raw.maxKeys, 1);
 }

@@ -5,6 +5,7 @@ import type { ConcurrencyState } from '../../src/algorithms/concurrency.ts';
 import { compareLongRun } from './long-run';
 import { concurrencyRef } from './reference';
 import { gapArb, START } from './trace';
+import { contextOf } from '../keys/context';
 
 const opArb = (lease: number, max: number) =>
   fc.record({
@@ -77,7 +78,7 @@ describe('concurrency', () => {
       clock: () => now,
       limits: [{ name: 'inflight', key: () => 'one', algorithm: concurrency({ max: 1 }) }],
     });
-    const ctx = { ip: '192.0.2.1', header: () => undefined, req: {} };
+    const ctx = contextOf({ ip: '192.0.2.1' });
     const first = await limiter.consume(ctx);
     expect(first.allowed).toBe(true);
     expect(await limiter.consume(ctx)).toMatchObject({ allowed: false, retryAfter: 30_000 });

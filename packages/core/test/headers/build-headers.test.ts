@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildHeaders, createLimiter, fixedWindow, layered, MemoryStore } from '@floodgate/core';
 import { decision, layer, NOW } from './decisions';
+import { contextOf } from '../keys/context';
 
 const single = decision('ip', [layer({ rule: 'ip' })]);
 const legacy = { 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': '99', 'X-RateLimit-Reset': '1700000031' };
@@ -138,7 +139,7 @@ describe('buildHeaders on a limiter decision', () => {
       clock,
       limits: layered({ ip: fixedWindow({ limit: 2, window: '1m' }) }),
     });
-    const ctx = { ip: '203.0.113.7', header: () => undefined, req: {} };
+    const ctx = contextOf({ ip: '203.0.113.7' });
     await limiter.consume(ctx);
     now = 1_030_000;
     expect(buildHeaders(await limiter.consume(ctx), { now })).toEqual({

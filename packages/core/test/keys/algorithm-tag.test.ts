@@ -10,6 +10,7 @@ import {
   tokenBucket,
   type DecisionEvent,
 } from '@floodgate/core';
+import { contextOf } from '../keys/context';
 
 /** The keys a limiter of `algorithm` writes for client `a` under rule `ip`, prefix `fg`. */
 async function keyOf(algorithm: Parameters<typeof createLimiter>[0]['limits'][number]['algorithm']): Promise<string> {
@@ -18,7 +19,7 @@ async function keyOf(algorithm: Parameters<typeof createLimiter>[0]['limits'][nu
     limits: [{ name: 'ip', key: () => 'a', algorithm }],
     onDecision: (event: DecisionEvent) => keys.push(...event.keys),
   });
-  await limiter.consume({ ip: 'a', header: () => undefined, req: {} });
+  await limiter.consume(contextOf({ ip: 'a' }));
   return keys[0] as string;
 }
 

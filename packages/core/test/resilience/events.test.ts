@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createLimiter, fixedWindow, type DecisionEvent } from '@floodgate/core';
+import { contextOf } from '../keys/context';
 
-const ctx = (ip: string) => ({ ip, header: () => undefined, req: {} });
+const ctx = (ip: string) => contextOf({ ip });
 const limits = [
   { name: 'ip', key: (c: { ip: string | undefined }) => c.ip, algorithm: fixedWindow({ limit: 1, window: 60_000 }) },
 ];

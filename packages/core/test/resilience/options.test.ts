@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLimiter, fixedWindow, type Store } from '@floodgate/core';
+import { contextOf } from '../keys/context';
 
 const limits = [{ name: 'ip', key: () => 'x', algorithm: fixedWindow({ limit: 1, window: 1000 }) }];
 const attempt = (extra: Record<string, unknown>) => () => createLimiter({ limits, ...extra } as never);
@@ -73,7 +74,7 @@ describe('resilience options', () => {
       onStoreError: () => {},
       onBreakerChange: ({ to }) => changes.push(to),
     });
-    const ctx = { ip: '203.0.113.7', header: () => undefined, req: {} };
+    const ctx = contextOf({ ip: '203.0.113.7' });
     // Four failures, then a pause longer than the failure window: the count starts again.
     for (let i = 0; i < 4; i++) await limiter.consume(ctx);
     now += 10_001;

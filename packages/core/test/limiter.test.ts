@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createLimiter, fixedWindow, MemoryStore } from '@floodgate/core';
+import { contextOf } from './keys/context';
 
-const ctx = (ip: string) => ({ ip, header: () => undefined, req: {} });
+const ctx = (ip: string) => contextOf({ ip });
 
-describe('fixedWindow through a limiter', () => {
+describe('a limiter of one fixedWindow layer', () => {
   it('allows limit requests per aligned window, then denies with the exact wait', async () => {
     let now = 60_000;
     const limiter = createLimiter({
