@@ -55,6 +55,7 @@ const expected: Record<string, string[]> = {
     'Gate',
     'Denial',
     'parseHttpOptions',
+    'closedStatus',
     'closeSignal',
     'nodeHeader',
     'parsePeerOptions',

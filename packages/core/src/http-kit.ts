@@ -5,7 +5,7 @@ export { Denial } from './http/render';
 export { parseHttpOptions } from './http/options';
 export type { HttpConfig, SharedCounters } from './http/options';
 export type { HttpLimitOptions, HttpOwnOptions } from './http/types';
-export { closeSignal, nodeHeader } from './http/driver';
+export { closedStatus, closeSignal, nodeHeader } from './http/driver';
 export type { HttpDriver, NodeHeaders, NodeResponse, ProxyTrust } from './http/driver';
 export { parsePeerOptions } from './http/peer';
 export type { ConnInfoLike, PeerConfig, PeerSources } from './http/peer';

@@ -1,5 +1,6 @@
 import {
   ABORTED,
+  closedStatus,
   closeSignal,
   Denial,
   describeTrust,
@@ -70,7 +71,7 @@ export function rateLimit(options: RateLimitOptions) {
 
   const watch = (decision: LimiterDecision, req: Request, res: Response) => {
     res.once('finish', () => gate.finish(decision, req, res, res.statusCode));
-    res.once('close', () => gate.finish(decision, req, res, res.writableFinished ? res.statusCode : undefined));
+    res.once('close', () => gate.finish(decision, req, res, closedStatus(res)));
   };
 
   const deny = (denial: Denial, req: Request, res: Response, next: NextFunction): void => {

@@ -1,5 +1,6 @@
 import {
   ABORTED,
+  closedStatus,
   closeSignal,
   Denial,
   describeTrust,
@@ -110,7 +111,7 @@ function gateHook(
     if (gate.needsFinish(result)) {
       if (raw.closed) return gate.finish(result, request, reply);
       raw.once('finish', () => gate.finish(result, request, reply, raw.statusCode));
-      raw.once('close', () => gate.finish(result, request, reply, raw.writableFinished ? raw.statusCode : undefined));
+      raw.once('close', () => gate.finish(result, request, reply, closedStatus(raw)));
     }
     done();
   };

@@ -1,5 +1,6 @@
 import {
   ABORTED,
+  closedStatus,
   Denial,
   Gate,
   isThenable,
@@ -16,6 +17,7 @@ import type {
   HttpLimitOptions,
   LimiterDecision,
   NodeHeaders,
+  NodeResponse,
   TrustProxy,
 } from '@floodgate/core/http';
 import type { Context, MiddlewareHandler, Next } from 'hono';
@@ -40,6 +42,7 @@ export type RateLimiterOptions = HttpLimitOptions<Context, Context, RateLimiterH
 /** What @hono/node-server puts on `c.env`: the Node request, read without importing Node. */
 interface NodeBindings {
   incoming?: { headers?: NodeHeaders; socket?: { remoteAddress?: unknown } };
+  outgoing?: NodeResponse;
 }
 
 function nodeRequest(c: Context): NodeBindings['incoming'] {
@@ -98,8 +101,18 @@ export function rateLimiter(options: RateLimiterOptions): MiddlewareHandler {
     return c.body(denial.body.text, denial.status as 429);
   };
 
-  /** Runs the rest of the chain, then the after-response work (also if the client leaves first). */
+  /**
+   * Runs the rest of the chain, then the after-response work (also if the client leaves first). On
+   * Node the response itself says when it is done: a streamed body is still being sent (and may
+   * fail, or be cut off by the client) after next() returns.
+   */
   const finishAfter = async (decision: LimiterDecision, c: Context, next: Next): Promise<void> => {
+    const outgoing = (c.env as NodeBindings | undefined)?.outgoing;
+    if (typeof outgoing?.once === 'function') {
+      outgoing.once('finish', () => gate.finish(decision, c, c, outgoing.statusCode));
+      outgoing.once('close', () => gate.finish(decision, c, c, closedStatus(outgoing)));
+      return next();
+    }
     const signal = c.req.raw.signal;
     const onAbort = () => gate.finish(decision, c, c);
     signal.addEventListener('abort', onAbort, { once: true });

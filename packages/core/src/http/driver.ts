@@ -38,6 +38,17 @@ export interface NodeResponse {
   once(event: 'close' | 'finish', listener: () => void): unknown;
   readonly writableFinished: boolean;
   readonly statusCode: number;
+  /** Set when the response was destroyed with an error (a body stream that failed). */
+  readonly errored?: unknown;
+}
+
+/**
+ * The status of a response that has closed, or undefined when it did not end well: the client
+ * left first, or the response was destroyed with an error (a streamed body whose source failed
+ * may already have been ended, then destroyed).
+ */
+export function closedStatus(res: NodeResponse): number | undefined {
+  return res.writableFinished && res.errored == null ? res.statusCode : undefined;
 }
 
 /** An AbortSignal that fires when the Node response closes; made only for a shaping wait. */

@@ -7,6 +7,8 @@ import type { LayerCall, LayerOutcome, Store } from '../store';
 import type { SafeEvents } from './events';
 import type { ResilienceConfig } from './options';
 
+const REFUND_DROPPED = 'a refund was dropped, not sent: the store is out of reach (its circuit breaker is open)';
+
 /** A store's answer as the limiter uses it. */
 export interface GuardedAnswer {
   outcomes: LayerOutcome[];
@@ -96,7 +98,12 @@ export function guardStore(
     async refund(calls) {
       denyCache?.forget(calls);
       const passage = breakers.acquire(partitionsOf(calls), false);
-      if (passage === undefined) return fallback.refund(calls, '');
+      if (passage === undefined) {
+        // Never queued for later (it would land after the state it meant to correct): the store
+        // never sees it, and the hooks are told so. failMode 'local' gives it to the local share.
+        events.storeError({ error: new StoreError(REFUND_DROPPED), operation: 'refund' });
+        return fallback.refund(calls, '');
+      }
       await attempt(passage, 'refund', () => store.refund(calls, ''));
     },
   };
