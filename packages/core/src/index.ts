@@ -47,6 +47,7 @@ export type {
   FailMode,
   LimiterEvents,
   ResilienceOptions,
+  StoreCallEvent,
   StoreErrorEvent,
 } from './resilience/options';
 export type { BreakerChange, BreakerState } from './resilience/breaker';

@@ -2,7 +2,7 @@ import { isThenable } from '../thenable';
 import { WarningCode } from '../warnings';
 import type { Warn } from '../warnings';
 import type { BreakerChange } from './breaker';
-import type { DecisionEvent, LimiterEvents, StoreErrorEvent } from './options';
+import type { DecisionEvent, LimiterEvents, StoreCallEvent, StoreErrorEvent } from './options';
 
 /** The hooks, each wrapped so that nothing it does can reach the request. */
 export interface SafeEvents {
@@ -11,6 +11,9 @@ export interface SafeEvents {
   decision(event: DecisionEvent): void;
   storeError(event: StoreErrorEvent): void;
   breakerChange(change: BreakerChange): void;
+  /** False when onStoreCall is not set: the caller can skip timing the call. */
+  readonly wantsStoreCalls: boolean;
+  storeCall(event: StoreCallEvent): void;
 }
 
 /**
@@ -41,5 +44,7 @@ export function safeEvents(hooks: LimiterEvents, warn: Warn): SafeEvents {
     },
     storeError: (event) => call('onStoreError', event),
     breakerChange: (change) => call('onBreakerChange', change),
+    wantsStoreCalls: hooks.onStoreCall !== undefined,
+    storeCall: (event) => call('onStoreCall', event),
   };
 }

@@ -55,13 +55,16 @@ export function guardStore(
 
   /** Runs one store call under the deadline; reports and returns the error instead of throwing. */
   const attempt = async <T>(passage: Passage, operation: 'consume' | 'refund', run: () => Promise<T>) => {
+    const started = events.wantsStoreCalls ? performance.now() : 0;
     try {
       const value = await withDeadline(Promise.resolve().then(run), config.timeout);
       breakers.succeed(passage);
+      if (events.wantsStoreCalls) events.storeCall({ operation, ms: performance.now() - started, ok: true });
       return { ok: true as const, value };
     } catch (error) {
       events.storeError({ error, operation });
       breakers.fail(passage);
+      if (events.wantsStoreCalls) events.storeCall({ operation, ms: performance.now() - started, ok: false });
       return { ok: false as const };
     }
   };

@@ -39,12 +39,22 @@ export interface StoreErrorEvent {
   operation: 'consume' | 'refund';
 }
 
+/** Passed to `onStoreCall` after every call to a remote store, successful or not. */
+export interface StoreCallEvent {
+  operation: 'consume' | 'refund';
+  /** ms from the call to its answer (or to the deadline). */
+  ms: number;
+  ok: boolean;
+}
+
 /** Event hooks. A hook that throws (or returns a promise that rejects) never reaches the request. */
 export interface LimiterEvents<Req = unknown> {
   onDecision?: (event: DecisionEvent<Req>) => unknown;
   onLimited?: (event: DecisionEvent<Req>) => unknown;
   onStoreError?: (event: StoreErrorEvent) => unknown;
   onBreakerChange?: (change: BreakerChange) => unknown;
+  /** Every call to a remote store (RedisStore), with its latency: for metrics. Not called for a MemoryStore. */
+  onStoreCall?: (event: StoreCallEvent) => unknown;
 }
 
 /** The local deny cache: `true` (default), `false`, or a bound on the keys it holds. */
@@ -89,9 +99,10 @@ export const RESILIENCE_KEYS = [
   'onLimited',
   'onStoreError',
   'onBreakerChange',
+  'onStoreCall',
 ] as const;
 
-const HOOKS = ['onDecision', 'onLimited', 'onStoreError', 'onBreakerChange'] as const;
+const HOOKS = ['onDecision', 'onLimited', 'onStoreError', 'onBreakerChange', 'onStoreCall'] as const;
 
 /** Reads the resilience part of createLimiter's (already object-checked) options. */
 export function parseResilienceOptions(raw: Record<string, unknown>): ResilienceConfig {
