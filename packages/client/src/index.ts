@@ -1,0 +1,2 @@
+export { parseRetryAfter, readRateLimit } from './headers';
+export type { RateLimitPolicy, RateLimitSource, RateLimitState } from './headers';
