@@ -1,0 +1,54 @@
+import type { RateLimitState } from './headers';
+
+/**
+ * What one politeFetch remembers between calls: per scope (by default an origin), the instant each
+ * exhausted policy resets and the instant a `Retry-After` pointed at. Entries go once they pass,
+ * so memory is bounded by the scopes with a wait still ahead.
+ */
+export interface Pacer {
+  /** Takes in what a response from `scope` said, received at `now`. */
+  learn(scope: string, state: RateLimitState, now: number): void;
+  /** Milliseconds until every remembered wait of `scope` has passed; 0 when none is ahead. */
+  blockedFor(scope: string, now: number): number;
+}
+
+/** The key a `Retry-After` is kept under: a leading NUL cannot start a policy name from a header. */
+const RETRY_AFTER = '\u0000retry-after';
+
+/** A pacer that holds a scope back once a policy has `threshold` units or fewer left, until its reset. */
+export function createPacer(threshold: number): Pacer {
+  const scopes = new Map<string, Map<string, number>>();
+
+  return {
+    learn(scope, state, now) {
+      let until = scopes.get(scope);
+      for (const policy of state.policies) {
+        if (policy.reset === undefined || policy.remaining === undefined) continue;
+        if (policy.remaining <= threshold && policy.reset > 0) {
+          until ??= new Map();
+          until.set(policy.name, now + policy.reset);
+        } else {
+          until?.delete(policy.name);
+        }
+      }
+      if (state.retryAfter !== undefined && state.retryAfter > 0) {
+        until ??= new Map();
+        until.set(RETRY_AFTER, Math.max(until.get(RETRY_AFTER) ?? 0, now + state.retryAfter));
+      }
+      if (until !== undefined && until.size > 0) scopes.set(scope, until);
+      else scopes.delete(scope);
+    },
+
+    blockedFor(scope, now) {
+      const until = scopes.get(scope);
+      if (until === undefined) return 0;
+      let latest = now;
+      for (const [name, at] of until) {
+        if (at <= now) until.delete(name);
+        else latest = Math.max(latest, at);
+      }
+      if (until.size === 0) scopes.delete(scope);
+      return latest - now;
+    },
+  };
+}
