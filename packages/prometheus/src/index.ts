@@ -1,0 +1,4 @@
+export { prometheusHooks } from './hooks';
+export type { PrometheusHooks } from './hooks';
+export { DEFAULT_BUCKETS } from './options';
+export type { PrometheusHooksOptions } from './options';
