@@ -1,2 +1,3 @@
 export { RedisStore } from './redis-store';
 export type { RedisStoreOptions, RedisStoreClock, RedisStoreScripts } from './options';
+export type { RedisClientAdapter, RedisStoreClient, ScriptArgument } from './clients';

@@ -9,9 +9,11 @@ import {
   show,
   timerOption,
 } from '@floodgate/core/store';
-import type { Cluster, Redis } from 'ioredis';
+import { adapterFor } from './clients';
 import type { Duration, FloodgateWarning } from '@floodgate/core';
 import type { Warn } from '@floodgate/core/store';
+import type { RedisClientAdapter, RedisStoreClient } from './clients';
+import type { IoredisLike } from './clients/ioredis';
 
 /** Where `now` comes from: Redis `TIME` (default), this process' `Date.now()`, or your own function. */
 export type RedisStoreClock = 'server' | 'client' | (() => number);
@@ -20,8 +22,12 @@ export type RedisStoreClock = 'server' | 'client' | (() => number);
 export type RedisStoreScripts = 'eval' | 'function';
 
 export interface RedisStoreOptions {
-  /** An ioredis `Redis` (standalone or Sentinel) or `Cluster`, configured as the README recommends. */
-  client: Redis | Cluster;
+  /**
+   * An ioredis or iovalkey `Redis` (standalone or Sentinel) or `Cluster`, a node-redis
+   * `createClient()` or `createCluster()`, a Valkey GLIDE `GlideClient` or `GlideClusterClient`
+   * (configured as the README recommends), or a RedisClientAdapter of your own.
+   */
+  client: RedisStoreClient;
   /** Prepended to every key, to share a Redis between apps. No braces. Default `''`. */
   prefix?: string;
   /** Default `'server'`. Use `'client'` or a function only when every app instance has a good clock. */
@@ -34,18 +40,12 @@ export interface RedisStoreOptions {
   onWarning?: (warning: FloodgateWarning) => void;
 }
 
-/** The subset of an ioredis client the store uses; present on ioredis 5 and 6, Redis and Cluster. */
-export interface CommandClient {
-  call(command: string, ...args: (string | number)[]): Promise<unknown>;
-  readonly options?: { enableOfflineQueue?: boolean };
-  readonly isCluster?: boolean;
-  nodes?(role: 'master'): CommandClient[];
-  /** Cluster only: ioredis' slot table, slot -> [master "host:port", ...replicas]. */
-  readonly slots?: readonly (readonly string[] | undefined)[];
-}
+/** The subset of an ioredis client the store used before adapters; kept as a name for IoredisLike. */
+export type CommandClient = IoredisLike;
 
 export interface RedisStoreConfig {
-  client: CommandClient;
+  /** The client, behind the adapter RedisStore found for it (or the one given). */
+  client: RedisClientAdapter;
   cluster: boolean;
   prefix: string;
   clock: RedisStoreClock;
@@ -59,10 +59,10 @@ const KNOWN = ['client', 'prefix', 'clock', 'timeout', 'scripts', 'onWarning'];
 export function parseRedisStoreOptions(options: RedisStoreOptions): RedisStoreConfig {
   const raw = requireObject('RedisStore', options);
   rejectUnknownKeys('RedisStore', raw, KNOWN);
-  const client = parseClient(raw.client);
+  const client = adapterFor(raw.client);
   return {
     client,
-    cluster: client.isCluster === true,
+    cluster: client.cluster,
     prefix: parsePrefix(raw.prefix),
     clock: parseClock(raw.clock),
     timeout: raw.timeout === undefined ? 1000 : timerOption('RedisStore.timeout', raw.timeout),
@@ -73,17 +73,6 @@ export function parseRedisStoreOptions(options: RedisStoreOptions): RedisStoreCo
         : functionOption<(warning: FloodgateWarning) => void>('RedisStore.onWarning', raw.onWarning),
     ),
   };
-}
-
-function parseClient(value: unknown): CommandClient {
-  const client = value as Partial<CommandClient> | null;
-  if (typeof client !== 'object' || client === null || typeof client.call !== 'function') {
-    throw new InvalidOptionTypeError(`RedisStore.client must be an ioredis Redis or Cluster, got ${show(value)}`);
-  }
-  if (client.isCluster === true && typeof client.nodes !== 'function') {
-    throw new InvalidOptionTypeError('RedisStore.client looks like a Cluster but has no nodes() method');
-  }
-  return client as CommandClient;
 }
 
 function parsePrefix(value: unknown): string {

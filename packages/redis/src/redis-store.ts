@@ -42,7 +42,7 @@ export class RedisStore implements PartitionedStore {
     this.#config = parseRedisStoreOptions(options);
     ({ prefix: this.prefix, clock: this.#clock, timeout: this.timeout, scripts: this.scripts } = this.#config);
     const { client, cluster } = this.#config;
-    this.#runner = this.scripts === 'function' ? functionRunner(client, cluster) : evalRunner(client);
+    this.#runner = this.scripts === 'function' ? functionRunner(client) : evalRunner(client);
     // A Cluster script may only touch one slot, so only a single node batches requests together.
     this.#batcher = cluster ? undefined : new Batcher((batch) => this.#sendBatch(batch));
     warnIfOfflineQueue(client, this.#config.warn);
@@ -67,7 +67,7 @@ export class RedisStore implements PartitionedStore {
    * the policy, or undefined when CONFIG cannot be read. Never rejects.
    */
   checkEvictionPolicy(): Promise<string | undefined> {
-    this.#evictionPolicy ??= readEvictionPolicy(this.#config.client, this.#config.cluster).then((policy) => {
+    this.#evictionPolicy ??= readEvictionPolicy(this.#config.client).then((policy) => {
       if (policy !== undefined && policy !== 'noeviction') warnAboutEviction(policy, this.#config.warn);
       return policy;
     });
@@ -79,7 +79,7 @@ export class RedisStore implements PartitionedStore {
    * breaker in the limiter, so losing one shard leaves the others in use), one part otherwise.
    */
   partitionOf(key: string): string {
-    return this.#config.cluster ? masterOf(this.#config.client.slots, this.prefix + key) : '';
+    return this.#config.cluster ? masterOf(this.#config.client, this.prefix + key) : '';
   }
 
   #submit(op: 'consume' | 'refund', calls: readonly LayerCall[], id: string): Promise<LayerOutcome[]> {

@@ -1,4 +1,5 @@
 import calculateSlot from 'cluster-key-slot';
+import type { RedisClientAdapter } from './clients';
 
 /**
  * Groups layer indices by the Cluster hash slot of their key, in first-seen order. One script call
@@ -17,8 +18,8 @@ export function groupBySlot(keys: readonly string[]): number[][] {
 
 /**
  * The master currently serving `key`, as the Cluster client's slot table says ('unassigned' while
- * the table has no owner for the slot).
+ * the table has no owner for the slot, or the adapter cannot tell).
  */
-export function masterOf(slots: readonly (readonly string[] | undefined)[] | undefined, key: string): string {
-  return slots?.[calculateSlot(key)]?.[0] ?? 'unassigned';
+export function masterOf(client: RedisClientAdapter, key: string): string {
+  return client.masterOf?.(calculateSlot(key)) ?? 'unassigned';
 }

@@ -1,5 +1,5 @@
 import type { Warn } from '@floodgate/core/store';
-import type { CommandClient } from './options';
+import type { RedisClientAdapter } from './clients';
 
 /** Stable codes of RedisStore's warnings; the README documents each under the same name. */
 export const RedisWarning = {
@@ -9,30 +9,39 @@ export const RedisWarning = {
   keyReset: 'WARN_FLOODGATE_KEY_RESET',
 } as const;
 
+/** The settings that turn each client family's offline queue off, for the warning. */
+const NO_QUEUE: Record<string, string> = {
+  'ioredis/iovalkey':
+    'Create it with { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout } (on a Cluster: ' +
+    'enableOfflineQueue: false, and the rest under redisOptions)',
+  'node-redis':
+    'Create it with { disableOfflineQueue: true, commandOptions: { timeout } } (on a Cluster: under defaults)',
+};
+
 /**
  * Warns when the client keeps an offline queue: while Redis is away every call would park there
  * (about 1 kB each) and run later, charging requests that were already answered.
  */
-export function warnIfOfflineQueue(client: CommandClient, warn: Warn): void {
-  if (client.options?.enableOfflineQueue === false) return;
+export function warnIfOfflineQueue(client: RedisClientAdapter, warn: Warn): void {
+  if (client.offlineQueue === false) return;
+  const how = NO_QUEUE[client.name] ?? 'Turn the offline queue off';
   warn(
     RedisWarning.offlineQueue,
-    'the ioredis client given to RedisStore has its offline queue enabled. Create it with ' +
-      '{ enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout } so that calls fail fast while ' +
-      'Redis is down instead of being queued and replayed later (see the README).',
+    `the ${client.name} client given to RedisStore has its offline queue enabled. ${how}, so that calls fail ` +
+      'fast while Redis is down instead of being queued and replayed later (see the README).',
   );
 }
 
 /**
  * The server's `maxmemory-policy` (the first one that is not `noeviction` on a Cluster), or
- * undefined when it cannot be read (CONFIG disabled or renamed, as on some managed services).
+ * undefined when it cannot be read (CONFIG disabled or renamed, as on some managed services, or an
+ * adapter without configGet).
  */
-export async function readEvictionPolicy(client: CommandClient, cluster: boolean): Promise<string | undefined> {
-  const nodes = cluster && client.nodes ? client.nodes('master') : [client];
+export async function readEvictionPolicy(client: RedisClientAdapter): Promise<string | undefined> {
+  if (client.configGet === undefined) return undefined;
   try {
-    const replies = await Promise.all(nodes.map((node) => node.call('CONFIG', 'GET', 'maxmemory-policy')));
-    const policies = replies.map((reply) => (Array.isArray(reply) ? String(reply[1]) : undefined));
-    return policies.find((policy) => policy !== 'noeviction') ?? policies[0];
+    const policies = await client.configGet('maxmemory-policy');
+    return policies.find((policy) => policy !== undefined && policy !== 'noeviction') ?? policies[0];
   } catch {
     return undefined;
   }

@@ -1,0 +1,88 @@
+import { configValue, isFunctionMissingMessage, isNoScriptMessage, stringArgs } from './adapter';
+import type { RedisClientAdapter } from './adapter';
+
+/** The part of a node-redis (`redis` 5) client, from `createClient()`, RedisStore uses. */
+export interface NodeRedisClientLike {
+  sendCommand(args: readonly string[], options?: never): Promise<unknown>;
+  readonly isReady: boolean;
+  readonly options?: { disableOfflineQueue?: boolean } | undefined;
+}
+
+/** A node of a node-redis Cluster's topology. */
+export interface NodeRedisNodeLike {
+  readonly address: string;
+}
+
+/** The part of a node-redis Cluster, from `createCluster()`, RedisStore uses. */
+export interface NodeRedisClusterLike {
+  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
+  readonly masters: readonly NodeRedisNodeLike[];
+  readonly slots: readonly ({ readonly master: NodeRedisNodeLike } | undefined)[];
+  nodeClient(node: never): Promise<NodeRedisClientLike> | NodeRedisClientLike;
+  readonly _options?: { defaults?: { disableOfflineQueue?: boolean } };
+}
+
+export function isNodeRedisClient(client: object): client is NodeRedisClientLike {
+  const c = client as Partial<NodeRedisClientLike> & { nodeClient?: unknown };
+  return typeof c.sendCommand === 'function' && 'isReady' in client && c.nodeClient === undefined;
+}
+
+export function isNodeRedisCluster(client: object): client is NodeRedisClusterLike {
+  const c = client as Partial<NodeRedisClusterLike>;
+  return typeof c.sendCommand === 'function' && typeof c.nodeClient === 'function' && 'masters' in client;
+}
+
+/**
+ * Adapter for node-redis 5 (`createClient()` / `createCluster()` from `redis` or `@redis/client`).
+ * Commands go through `sendCommand`, with every argument as a string. On a Cluster, node-redis
+ * routes each call by its first key and follows MOVED and ASK itself; FUNCTION LOAD goes to each
+ * master's own client.
+ */
+export function nodeRedisAdapter(client: NodeRedisClientLike | NodeRedisClusterLike): RedisClientAdapter {
+  if (isNodeRedisCluster(client)) return clusterAdapter(client);
+  const send = (args: string[]) => client.sendCommand(args);
+  return {
+    name: 'node-redis',
+    cluster: false,
+    get offlineQueue() {
+      return client.options?.disableOfflineQueue !== true;
+    },
+    evalsha: (sha1, keys, args) => send(['EVALSHA', sha1, ...stringArgs(keys, args)]),
+    eval: (source, keys, args) => send(['EVAL', source, ...stringArgs(keys, args)]),
+    fcall: (fn, keys, args) => send(['FCALL', fn, ...stringArgs(keys, args)]),
+    async functionLoad(source) {
+      await send(['FUNCTION', 'LOAD', 'REPLACE', source]);
+    },
+    isNoScript: isNoScriptMessage,
+    isFunctionMissing: isFunctionMissingMessage,
+    async configGet(parameter) {
+      return [configValue(await send(['CONFIG', 'GET', parameter]), parameter)];
+    },
+  };
+}
+
+function clusterAdapter(cluster: NodeRedisClusterLike): RedisClientAdapter {
+  const send = (keys: readonly string[], args: string[]) => cluster.sendCommand(keys[0], false, args);
+  const onEveryMaster = (args: string[]) =>
+    Promise.all(cluster.masters.map(async (master) => (await cluster.nodeClient(master as never)).sendCommand(args)));
+  return {
+    name: 'node-redis',
+    cluster: true,
+    get offlineQueue() {
+      return cluster._options?.defaults?.disableOfflineQueue !== true;
+    },
+    evalsha: (sha1, keys, args) => send(keys, ['EVALSHA', sha1, ...stringArgs(keys, args)]),
+    eval: (source, keys, args) => send(keys, ['EVAL', source, ...stringArgs(keys, args)]),
+    fcall: (fn, keys, args) => send(keys, ['FCALL', fn, ...stringArgs(keys, args)]),
+    async functionLoad(source) {
+      await onEveryMaster(['FUNCTION', 'LOAD', 'REPLACE', source]);
+    },
+    isNoScript: isNoScriptMessage,
+    isFunctionMissing: isFunctionMissingMessage,
+    masterOf: (slot) => cluster.slots[slot]?.master.address,
+    async configGet(parameter) {
+      const replies = await onEveryMaster(['CONFIG', 'GET', parameter]);
+      return replies.map((reply) => configValue(reply, parameter));
+    },
+  };
+}
