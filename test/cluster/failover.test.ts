@@ -7,6 +7,7 @@ import { type RedisCluster, startCluster } from '../helpers/redis-cluster.ts';
 import { connectCluster, freshPrefix } from '../helpers/redis-cluster-client.ts';
 import { startLoad } from './tally.ts';
 import { contextOf } from '../helpers/context.ts';
+import { type ClientFamily, connectFamilyCluster, OTHER_FAMILIES } from '../redis/fixtures/families.ts';
 
 const NOW = 1_800_000_000_000;
 // Large enough that nothing is denied while the failover runs; a top-up afterwards fills it exactly.
@@ -14,7 +15,7 @@ const LIMIT = 100_000;
 const WORKERS = 16;
 
 let cluster: RedisCluster;
-const clients: Cluster[] = [];
+const clients: Pick<Cluster, 'disconnect'>[] = [];
 beforeAll(async () => {
   cluster = await startCluster();
 });
@@ -28,9 +29,10 @@ afterAll(async () => {
  * the load runs from 200 decisions before the failover to 500 after it. Then a top-up of
  * `LIMIT - stored` units and one more request show what the limit admits in all.
  */
-async function failoverUnderLoad(extra: ClusterOptions, failMode: FailMode) {
-  const client = await connectCluster(cluster, { extra });
-  clients.push(client);
+async function failoverUnderLoad(extra: ClusterOptions, failMode: FailMode, family: ClientFamily = 'ioredis') {
+  const other = family === 'ioredis' ? undefined : await connectFamilyCluster(family, cluster.startupNodes);
+  const client = other?.client ?? (await connectCluster(cluster, { extra }));
+  clients.push(other ? { disconnect: () => void other.close() } : (client as Cluster));
   const prefix = freshPrefix('failover');
   const storeErrors: unknown[] = [];
   const limiter = createLimiter({
@@ -48,8 +50,10 @@ async function failoverUnderLoad(extra: ClusterOptions, failMode: FailMode) {
       { name: 'user', key: (ctx) => ctx.header('x-user'), algorithm: fixedWindow({ limit: LIMIT, window: '1h' }) },
     ],
   });
-  const ctx: KeyContext = contextOf({ headers: { 'x-user': 'hot' } });
-  const key = limiterKey(prefix, 'user', fixedWindow({ limit: LIMIT, window: '1h' }), 'hot');
+  // Each family's own hot identity: each run fails over the master of another slot.
+  const hot = family === 'ioredis' ? 'hot' : `hot-${family}`;
+  const ctx: KeyContext = contextOf({ headers: { 'x-user': hot } });
+  const key = limiterKey(prefix, 'user', fixedWindow({ limit: LIMIT, window: '1h' }), hot);
   const replica = cluster.replicaOf(await cluster.masterOf(key));
 
   const { tally, stop } = startLoad(() => limiter.consume(ctx), WORKERS);
@@ -66,7 +70,7 @@ async function failoverUnderLoad(extra: ClusterOptions, failMode: FailMode) {
   const after = await limiter.consume(ctx);
   const admitted = tally.redisAllowed + tally.degradedAllowed + (topUp.allowed ? LIMIT - stored : 0);
   console.log(
-    `${JSON.stringify(extra)}, failMode ${failMode}: failover ${failoverMs.toFixed(0)} ms, ${tally.total} decisions, ` +
+    `${family} ${JSON.stringify(extra)}, failMode ${failMode}: failover ${failoverMs.toFixed(0)} ms, ${tally.total} decisions, ` +
       `${tally.degraded} degraded (${tally.degradedAllowed} allowed), admitted ${admitted} of ${LIMIT}, max latency ${tally.maxLatency.toFixed(0)} ms, store errors: ` +
       JSON.stringify(storeErrors.map(String)),
   );
@@ -111,6 +115,22 @@ describe('CLUSTER FAILOVER of a hot key under load', () => {
     expect(run.topUp).toMatchObject({ allowed: true, remaining: 0, degraded: false });
     expect(run.after).toMatchObject({ allowed: false, degraded: false });
     expect(run.admitted).toBeLessThanOrEqual(LIMIT);
+    expect(run.admitted).toBeGreaterThanOrEqual(LIMIT - run.storeErrors.length);
+  });
+});
+
+describe.each(OTHER_FAMILIES)('CLUSTER FAILOVER of a hot key under load, over %s', (family) => {
+  it('with the recommended client settings: no rejection, no lost charge, over-admission only by local decisions', async () => {
+    const run = await failoverUnderLoad({}, 'local', family);
+    expect(run.tally.rejected).toEqual([]);
+    expect(run.tally.denied).toBe(0);
+    expect(run.tally.degraded).toBe(run.storeErrors.length);
+    expect(run.promoted).toBe(true);
+    expect(run.stored).toBeGreaterThanOrEqual(run.tally.redisAllowed);
+    expect(run.stored).toBeLessThanOrEqual(run.tally.redisAllowed + run.storeErrors.length);
+    expect(run.topUp).toMatchObject({ allowed: true, degraded: false });
+    expect(run.after).toMatchObject({ allowed: false, degraded: false });
+    expect(run.admitted).toBeLessThanOrEqual(LIMIT + run.tally.degradedAllowed);
     expect(run.admitted).toBeGreaterThanOrEqual(LIMIT - run.storeErrors.length);
   });
 });

@@ -7,6 +7,9 @@ import { NASTY_IDENTITIES } from '../hashtags/identities.ts';
 import { limiterKeyOn } from './node-stats.ts';
 import { strictClusterOptions } from './limiter.ts';
 import { contextOf } from '../helpers/context.ts';
+import { CLIENT_FAMILIES } from '../redis/fixtures/families.ts';
+import { useFamilyClusterClient } from '../redis/fixtures/family-suite.ts';
+import type { RedisStoreOptions } from '@floodgate/redis';
 
 const suite = useCluster();
 
@@ -29,8 +32,8 @@ async function spreadIdentities(prefix: string) {
   return { ip, userA, userB };
 }
 
-function layeredLimiter(prefix: string, ipLimit: number, userLimit: number) {
-  const { options, storeErrors } = strictClusterOptions(suite.client, prefix);
+function layeredLimiter(prefix: string, ipLimit: number, userLimit: number, client: RedisStoreOptions['client']) {
+  const { options, storeErrors } = strictClusterOptions(client, prefix);
   const limiter = createLimiter({
     ...options,
     limits: [
@@ -51,11 +54,16 @@ async function countOn(prefix: string, rule: string, id: string): Promise<number
   return key === undefined ? 0 : storedCount(master, key);
 }
 
-describe('layers whose keys live on different masters', () => {
+describe.each(CLIENT_FAMILIES)('layers whose keys live on different masters, over %s', (family) => {
+  const store = useFamilyClusterClient(
+    family,
+    () => suite.cluster.startupNodes,
+    () => suite.client,
+  );
   it('charges no layer when another denies: the charged layers are refunded', async () => {
     const prefix = freshPrefix('refund');
     const { ip, userA, userB } = await spreadIdentities(prefix);
-    const { limiter, storeErrors } = layeredLimiter(prefix, 5, 3);
+    const { limiter, storeErrors } = layeredLimiter(prefix, 5, 3, store.client);
 
     const first: Decision[] = [];
     for (let i = 0; i < 10; i++) first.push(await limiter.consume(request(ip, userA)));
@@ -84,7 +92,7 @@ describe('layers whose keys live on different masters', () => {
     const prefix = freshPrefix('concurrent');
     const { ip, userA, userB } = await spreadIdentities(prefix);
     // ip 12, each user 8: sometimes the ip layer binds, sometimes a user layer.
-    const { limiter, storeErrors } = layeredLimiter(prefix, 12, 8);
+    const { limiter, storeErrors } = layeredLimiter(prefix, 12, 8, store.client);
     const users = Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? userA : userB));
 
     const decisions = await Promise.all(users.map((user) => limiter.consume(request(ip, user))));
@@ -108,7 +116,7 @@ describe('layers whose keys live on different masters', () => {
 
   it('runs layers that share an identity as one call on one slot, whatever the identity', async () => {
     const prefix = freshPrefix('shared');
-    const { options, storeErrors } = strictClusterOptions(suite.client, prefix);
+    const { options, storeErrors } = strictClusterOptions(store.client, prefix);
     let keys: string[] = [];
     const limiter = createLimiter<string>({
       ...options,

@@ -1,6 +1,6 @@
 import type { LimiterOptions } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
-import type { Cluster } from 'ioredis';
+import type { RedisStoreOptions } from '@floodgate/redis';
 
 /** A fixed clock: fixed windows never roll over while a test runs. */
 export const NOW = 1_800_000_000_000;
@@ -14,7 +14,7 @@ type StrictOptions = Pick<LimiterOptions, 'store' | 'clock' | 'prefix' | 'timeou
  * `storeErrors` for the test to check.
  */
 export function strictClusterOptions(
-  client: Cluster,
+  client: RedisStoreOptions['client'],
   prefix: string,
 ): { options: StrictOptions; storeErrors: unknown[] } {
   const storeErrors: unknown[] = [];

@@ -13,7 +13,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 /**
  * Bundles RedisStore and the core algorithms from their TypeScript source into one ESM file that a
  * plain `node` child process can import (Node 20 cannot run .ts). esbuild comes with tsup, a root
- * dev dependency. ioredis stays external and resolves from test/node_modules.
+ * dev dependency. The Redis clients stay external and resolve from test/node_modules; connectFamily
+ * (test/redis/fixtures/families.ts) comes along, for workers of other client families.
  */
 export async function bundleFromSource(): Promise<string> {
   const tsup = realpathSync(join(root, 'node_modules', 'tsup'));
@@ -23,7 +24,9 @@ export async function bundleFromSource(): Promise<string> {
   const outfile = join(outDir, `floodgate-bundle-${process.pid}.mjs`);
   await esbuild.build({
     stdin: {
-      contents: "export { RedisStore } from '@floodgate/redis';\nexport * from '@floodgate/core';\n",
+      contents:
+        "export { RedisStore } from '@floodgate/redis';\nexport * from '@floodgate/core';\n" +
+        "export { connectFamily } from './test/redis/fixtures/families.ts';\n",
       resolveDir: root,
       loader: 'ts',
     },
@@ -32,7 +35,7 @@ export async function bundleFromSource(): Promise<string> {
     format: 'esm',
     target: 'node20',
     outfile,
-    external: ['ioredis'],
+    external: ['ioredis', 'iovalkey', 'redis', '@valkey/valkey-glide'],
     alias: {
       '@floodgate/core/store': join(root, 'packages/core/src/store-kit.ts'),
       '@floodgate/core/http': join(root, 'packages/core/src/http-kit.ts'),

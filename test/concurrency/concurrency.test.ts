@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPrefix } from '../redis/fixtures/client.ts';
 import { useRedis } from '../redis/fixtures/suite.ts';
+import { type ClientFamily, OTHER_FAMILIES } from '../redis/fixtures/families.ts';
 import { bundleFromSource } from './bundle.ts';
 import type { ChildProcess } from 'node:child_process';
 
@@ -32,7 +33,7 @@ interface Tally {
 }
 
 /** Starts every worker, waits until all are connected, then lets them fire at once. */
-async function race(factory: string, options: object, naive = false): Promise<Tally[]> {
+async function race(factory: string, options: object, naive = false, family?: ClientFamily): Promise<Tally[]> {
   const prefix = freshPrefix(`concurrency-${factory}`);
   const config = {
     bundle,
@@ -43,6 +44,7 @@ async function race(factory: string, options: object, naive = false): Promise<Ta
     key: 'fg:ip:{shared}',
     requests: IN_FLIGHT,
     naive,
+    family,
   };
   const workers = Array.from({ length: PROCESSES }, () => {
     const child = fork(WORKER, [JSON.stringify(config)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -101,6 +103,20 @@ describe(`${PROCESSES} processes x ${IN_FLIGHT} requests in flight on one key, o
     expect(total(tallies, 'failed')).toBe(0);
     expect(total(tallies, 'allowed') + total(tallies, 'denied')).toBe(PROCESSES * IN_FLIGHT);
     // The previous window (yesterday) is empty, so the estimate is the count itself: exact too.
+    expect(total(tallies, 'allowed')).toBe(LIMIT);
+  });
+});
+
+/** The race for the other client families: one algorithm per kind of state (hash, sorted set, leases). */
+const PER_FAMILY = EXACT.filter(([factory]) =>
+  ['fixedWindow', 'slidingLog', 'tokenBucket', 'concurrency'].includes(factory),
+);
+
+describe.each(OTHER_FAMILIES)(`the same race, each process's RedisStore over %s`, (family) => {
+  it.each(PER_FAMILY)('%s admits exactly its limit', async (factory, options) => {
+    const tallies = await race(factory, options, false, family);
+    expect(total(tallies, 'failed')).toBe(0);
+    expect(total(tallies, 'allowed') + total(tallies, 'denied')).toBe(PROCESSES * IN_FLIGHT);
     expect(total(tallies, 'allowed')).toBe(LIMIT);
   });
 });

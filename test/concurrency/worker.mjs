@@ -7,6 +7,8 @@ const config = JSON.parse(process.argv[2]);
 const floodgate = await import(config.bundle);
 const client = new Redis(config.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true });
 await client.connect();
+// Another client family (test/redis/fixtures/families.ts) for the store, when the test names one.
+const family = config.family === undefined ? undefined : await floodgate.connectFamily(config.family, config.url);
 /**
  * The negative control: a counter read and written back in two commands, as naive limiters do.
  * Requests that read the same count are all admitted, which the race below must detect.
@@ -23,7 +25,7 @@ class ReadThenWriteStore {
 
 const store = config.naive
   ? new ReadThenWriteStore()
-  : new floodgate.RedisStore({ client, prefix: config.prefix, timeout: 10_000 });
+  : new floodgate.RedisStore({ client: family?.client ?? client, prefix: config.prefix, timeout: 10_000 });
 const algorithm = floodgate[config.factory](config.options);
 const call = { key: config.key, algorithm, cost: 1 };
 
@@ -45,7 +47,8 @@ process.on('message', async (message) => {
     else denied += 1;
   };
   await Promise.all(Array.from({ length: config.requests }, (_, i) => one(i)));
-  process.send({ allowed, denied, failed }, () => {
+  process.send({ allowed, denied, failed }, async () => {
+    await family?.close();
     client.disconnect();
     process.exit(0);
   });

@@ -5,14 +5,29 @@ import { ALGORITHM_FACTORIES, ALGORITHM_KINDS } from '../redis/fixtures/algorith
 import { freshPrefix } from '../redis/fixtures/client.ts';
 import { runSeed, seededRandom } from '../redis/fixtures/random.ts';
 import { useRedis } from '../redis/fixtures/suite.ts';
+import { CLIENT_FAMILIES } from '../redis/fixtures/families.ts';
+import { useFamilyClient } from '../redis/fixtures/family-suite.ts';
 import { stepOps } from './trace.ts';
 import type { LayerOutcome } from '@floodgate/core/store';
 import type { TraceOp } from './trace.ts';
 
 const OPERATIONS = 10_000;
+/** The other client families run the same traces, shorter: the Lua is the same, the wire path is theirs. */
+const FAMILY_OPERATIONS = 2_000;
 const SCALE_MS = 2000;
 
 const suite = useRedis({ enableAutoPipelining: true });
+const clients = Object.fromEntries(
+  CLIENT_FAMILIES.map((family) => [
+    family,
+    useFamilyClient(
+      family,
+      () => suite.url,
+      () => suite.client,
+    ),
+  ]),
+);
+const CASES = CLIENT_FAMILIES.flatMap((family) => ALGORITHM_KINDS.map((kind) => [kind, family] as const));
 
 /**
  * The simulated clock never runs slower than the real one: Redis expires keys by its own clock
@@ -29,8 +44,9 @@ function simulatedClock(start: number) {
   };
 }
 
-describe.each(ALGORITHM_KINDS)('%s: TypeScript (MemoryStore) and Lua (RedisStore) agree', (kind) => {
-  it(`on ${OPERATIONS} random operations over several keys, field by field`, async () => {
+describe.each(CASES)('%s: TypeScript (MemoryStore) and Lua (RedisStore over %s) agree', (kind, family) => {
+  const operationsOf = family === 'ioredis' ? OPERATIONS : FAMILY_OPERATIONS;
+  it(`on ${operationsOf} random operations over several keys, field by field`, async () => {
     const seed = runSeed();
     const random = seededRandom(seed);
     const factory = ALGORITHM_FACTORIES[kind];
@@ -38,7 +54,11 @@ describe.each(ALGORITHM_KINDS)('%s: TypeScript (MemoryStore) and Lua (RedisStore
     let now = 1_700_000_000_000 + random.int(0, 10_000_000);
     const clock = () => now;
     const memory = new MemoryStore({ clock });
-    const redis = new RedisStore({ client: suite.client, clock, prefix: freshPrefix(`conformance-${kind}`) });
+    const redis = new RedisStore({
+      client: clients[family]?.client ?? suite.client,
+      clock,
+      prefix: freshPrefix(`conformance-${kind}`),
+    });
     const simulated = simulatedClock(now);
     const held = new Map<string, { id: string; cost: number }[]>();
     let ids = 0;
@@ -46,11 +66,11 @@ describe.each(ALGORITHM_KINDS)('%s: TypeScript (MemoryStore) and Lua (RedisStore
       ids += 1;
       return `req-${ids}`;
     };
-    const context = { seed, rules: { a: rules.a.options, b: rules.b.options } };
+    const context = { family, seed, rules: { a: rules.a.options, b: rules.b.options } };
 
     let operations = 0;
     let denied = 0;
-    for (let step = 0; operations < OPERATIONS; step++) {
+    for (let step = 0; operations < operationsOf; step++) {
       now = simulated.advance(random.chance(0.05) ? random.int(SCALE_MS, SCALE_MS * 3) : random.int(1, SCALE_MS / 10));
       const ops = stepOps(random, rules, nextId, held);
       const fromRedis = await Promise.all(ops.map((op) => run(redis, op)));
@@ -72,7 +92,7 @@ describe.each(ALGORITHM_KINDS)('%s: TypeScript (MemoryStore) and Lua (RedisStore
       operations += ops.length;
     }
     // A trace that never denies would not test much.
-    expect(denied).toBeGreaterThan(100);
+    expect(denied).toBeGreaterThan(operationsOf / 100);
   });
 });
 
