@@ -1,0 +1,85 @@
+import { InvalidOptionTypeError } from '@floodgate/core';
+import { AlgorithmCache } from './algorithms';
+import { apply } from './decide';
+import { PendingCharges } from './pending-charges';
+import { parseRequest } from './protocol';
+import { StateTable } from './state-table';
+import type { LimiterObjectState } from './types';
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The Durable Object that keeps the limits: export it from your Worker and bind it (see the README).
+ * It runs @floodgate/core's algorithms on state in its SQLite storage. Each request is read, decided
+ * and written without a single await, and a Durable Object runs one thing at a time, so every
+ * consume is atomic over all the layers it carries. An alarm deletes keys once they have expired,
+ * and the whole storage when none is left.
+ *
+ * @example
+ * export { FloodgateObject } from '@floodgate/cloudflare';
+ */
+export class FloodgateObject {
+  readonly #ctx: LimiterObjectState;
+  readonly #table: StateTable;
+  readonly #algorithms = new AlgorithmCache();
+  readonly #pending = new PendingCharges();
+  /** When the sweep alarm is set for, or null when none is; undefined until read from storage. */
+  #alarmAt: number | null | undefined;
+
+  constructor(ctx: LimiterObjectState, _env?: unknown) {
+    const sql = ctx?.storage?.sql;
+    if (sql === undefined) {
+      throw new InvalidOptionTypeError(
+        'FloodgateObject needs SQLite storage: declare the class under new_sqlite_classes in its migration',
+      );
+    }
+    this.#ctx = ctx;
+    this.#table = new StateTable(sql);
+  }
+
+  /** Answers one POSTed WireRequest from a DurableObjectStore with a WireReply. */
+  async fetch(request: Request): Promise<Response> {
+    let body: unknown;
+    try {
+      body = await request.json();
+    } catch (error) {
+      return json(400, { error: `the body is not JSON: ${reason(error)}` });
+    }
+    let applied: ReturnType<typeof apply>;
+    try {
+      const object = { table: this.#table, algorithms: this.#algorithms, pending: this.#pending, now: Date.now() };
+      applied = apply(parseRequest(body), object);
+    } catch (error) {
+      // A malformed request or options no factory takes (400); anything else is the object's fault.
+      const status = error instanceof TypeError || error instanceof RangeError ? 400 : 500;
+      return json(status, { error: reason(error) });
+    }
+    if (applied.latestExpiry > 0) await this.#sweepBy(applied.latestExpiry);
+    return json(200, { outcomes: applied.outcomes });
+  }
+
+  /** Deletes the expired keys; sets itself again for the last one left, or wipes the storage. */
+  async alarm(): Promise<void> {
+    this.#alarmAt = null;
+    const latest = this.#table.sweep(Date.now());
+    if (latest !== undefined) {
+      this.#alarmAt = latest;
+      await this.#ctx.storage.setAlarm(latest);
+      return;
+    }
+    // Nothing left: an object with no storage costs nothing, and the next request starts afresh.
+    this.#table.forget();
+    await this.#ctx.storage.deleteAll();
+  }
+
+  /** Makes sure an alarm will sweep at or after `expiry`. One alarm at a time, set only when none is. */
+  async #sweepBy(expiry: number): Promise<void> {
+    if (this.#alarmAt === undefined) this.#alarmAt = await this.#ctx.storage.getAlarm();
+    if (this.#alarmAt !== null) return;
+    this.#alarmAt = expiry;
+    await this.#ctx.storage.setAlarm(expiry);
+  }
+}

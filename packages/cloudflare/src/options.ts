@@ -1,0 +1,54 @@
+import { InvalidOptionError, InvalidOptionTypeError } from '@floodgate/core';
+import { rejectUnknownKeys, requireObject, show } from '@floodgate/core/store';
+import type { LimiterNamespace } from './types';
+
+export interface DurableObjectStoreOptions {
+  /**
+   * The Durable Object namespace bound to FloodgateObject: `env.FLOODGATE` for a binding named
+   * `FLOODGATE` (the class must be a SQLite one, `new_sqlite_classes` in its migration).
+   */
+  namespace: LimiterNamespace;
+  /**
+   * How many objects share the identities. Default: none, one object per identity (an IP, a user,
+   * an API key), which scales with the clients. `shards: 1` puts every key in one object (every
+   * request's layers decided in one call, at one object's throughput).
+   */
+  shards?: number;
+}
+
+export interface DurableObjectStoreConfig {
+  namespace: LimiterNamespace;
+  shards: number | undefined;
+}
+
+export function parseDurableObjectStoreOptions(options: DurableObjectStoreOptions): DurableObjectStoreConfig {
+  const raw = requireObject('DurableObjectStore', options);
+  rejectUnknownKeys('DurableObjectStore', raw, ['namespace', 'shards']);
+  return { namespace: parseNamespace(raw.namespace), shards: parseShards(raw.shards) };
+}
+
+function parseNamespace(value: unknown): LimiterNamespace {
+  const namespace = value as Partial<LimiterNamespace> | null;
+  if (
+    typeof namespace !== 'object' ||
+    namespace === null ||
+    typeof namespace.idFromName !== 'function' ||
+    typeof namespace.get !== 'function'
+  ) {
+    throw new InvalidOptionTypeError(
+      `DurableObjectStore.namespace must be a Durable Object namespace binding (env.FLOODGATE, with idFromName and get), got ${show(value)}`,
+    );
+  }
+  return namespace as LimiterNamespace;
+}
+
+function parseShards(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number') {
+    throw new InvalidOptionTypeError(`DurableObjectStore.shards must be an integer >= 1, got ${show(value)}`);
+  }
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new InvalidOptionError(`DurableObjectStore.shards must be an integer >= 1, got ${show(value)}`);
+  }
+  return value;
+}
