@@ -1,0 +1,85 @@
+import { Miniflare } from 'miniflare';
+import type { Readable } from 'node:stream';
+import type { WorkerBundle } from './bundle.ts';
+
+/** A date this workerd knows (it refuses later ones); the Workers in test/edge use nothing newer. */
+export const COMPATIBILITY_DATE = '2026-04-20';
+
+export interface WorkerSpec {
+  name: string;
+  /** JSON handed to the Worker as the CONFIG binding. */
+  config?: object;
+  /** The FAULT binding (see TestObject in workers/hono-durable.ts). */
+  fault?: 'throw' | 'hang';
+  /** The class behind the FLOODGATE binding, when the Worker has one. */
+  objectClass?: 'FloodgateObject' | 'TestObject';
+  /** The Worker that defines that class (and so owns the objects); default: this one. */
+  objectOwner?: string;
+}
+
+/**
+ * Starts workerd (through miniflare) with one isolate per spec, every one running `bundle`.
+ * Durable Objects keep their storage in memory and vanish with `dispose()`. `onStderr` receives
+ * workerd's own error output instead of the console.
+ */
+export function startWorkers(
+  bundle: WorkerBundle,
+  specs: readonly WorkerSpec[],
+  onStderr?: (text: string) => void,
+): Miniflare {
+  return new Miniflare({
+    ...(onStderr === undefined
+      ? {}
+      : {
+          handleRuntimeStdio(stdout: Readable, stderr: Readable) {
+            stdout.resume();
+            stderr.on('data', (chunk: Buffer) => onStderr(chunk.toString()));
+          },
+        }),
+    workers: specs.map((spec) => ({
+      name: spec.name,
+      // fetchFrom() reaches each Worker by its own host name.
+      routes: [`${spec.name}.edge.test/*`],
+      modules: true,
+      script: bundle.code,
+      compatibilityDate: COMPATIBILITY_DATE,
+      bindings: {
+        CONFIG: JSON.stringify(spec.config ?? {}),
+        ...(spec.fault === undefined ? {} : { FAULT: spec.fault }),
+      },
+      ...(spec.objectClass === undefined
+        ? {}
+        : {
+            durableObjects: {
+              FLOODGATE: {
+                className: spec.objectClass,
+                useSQLite: true,
+                ...(spec.objectOwner === undefined ? {} : { scriptName: spec.objectOwner }),
+              },
+            },
+          }),
+    })),
+  });
+}
+
+/** A request to the Worker `worker` (each is routed by host name). */
+export function fetchFrom(mf: Miniflare, worker: string, path: string, init: RequestInit = {}): Promise<Response> {
+  return mf.dispatchFetch(`http://${worker}.edge.test${path}`, init as never) as unknown as Promise<Response>;
+}
+
+/** `count` GETs of `path` from one client address, all in flight at once, spread over `workers` in turn. */
+export function burst(
+  mf: Miniflare,
+  workers: readonly string[],
+  path: string,
+  count: number,
+  headers: Record<string, string> = {},
+): Promise<Response[]> {
+  return Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      fetchFrom(mf, workers[i % workers.length] as string, path, {
+        headers: { 'cf-connecting-ip': '203.0.113.7', ...headers },
+      }),
+    ),
+  );
+}

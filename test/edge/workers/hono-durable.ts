@@ -1,0 +1,179 @@
+import { Hono } from 'hono';
+import { getConnInfo } from 'hono/cloudflare-workers';
+// By path: test/tsconfig.json (shared, not ours to change) maps no @floodgate/cloudflare.
+import { DurableObjectStore, FloodgateObject } from '../../../packages/cloudflare/src/index.ts';
+import {
+  byHeader,
+  byIp,
+  concurrency,
+  fixedWindow,
+  gcra,
+  leakyBucket,
+  rateLimiter,
+  slidingLog,
+  slidingWindow,
+  tokenBucket,
+} from '@floodgate/hono';
+import type { Algorithm, LimitRule } from '@floodgate/hono';
+import type { LimiterNamespace, LimiterObjectState } from '../../../packages/cloudflare/src/index.ts';
+import type { Context, MiddlewareHandler } from 'hono';
+
+/** Set per Worker by the test as the CONFIG binding (JSON). */
+interface Config {
+  limit: number;
+  /** Adds a second layer keyed by the x-user header, with this limit. */
+  userLimit?: number;
+  shards?: number;
+  timeout?: number;
+  instances?: number;
+}
+
+interface Env {
+  FLOODGATE: LimiterNamespace;
+  CONFIG: string;
+  FAULT?: string;
+}
+
+export { FloodgateObject };
+
+/**
+ * FloodgateObject as the tests break it, through the FAULT binding: `throw` fails every call,
+ * `hang` answers none for two minutes (far past any deadline the tests set). `GET /rows` shows what
+ * the object has in storage, for the sweep test.
+ */
+type SqlState = LimiterObjectState & { storage: { sql: { exec(query: string): { toArray(): unknown[] } } } };
+
+export class TestObject extends FloodgateObject {
+  readonly #ctx: SqlState;
+  readonly #fault: string;
+
+  constructor(ctx: LimiterObjectState, env: Env) {
+    super(ctx, env);
+    this.#ctx = ctx as SqlState;
+    this.#fault = env.FAULT ?? 'none';
+  }
+
+  override async fetch(request: Request): Promise<Response> {
+    if (this.#fault === 'throw') throw new Error('injected: the object failed');
+    if (this.#fault === 'hang') await new Promise((resolve) => setTimeout(resolve, 120_000));
+    if (new URL(request.url).pathname === '/rows') return Response.json(await this.#rows());
+    return super.fetch(request);
+  }
+
+  async #rows(): Promise<{ rows: number; alarm: number | null }> {
+    let rows = 0;
+    try {
+      rows = (this.#ctx.storage.sql.exec('SELECT key FROM floodgate_state').toArray() as unknown[]).length;
+    } catch {
+      // No table: the storage was wiped.
+    }
+    return { rows, alarm: await this.#ctx.storage.getAlarm() };
+  }
+}
+
+const events = { storeErrors: 0, breaker: [] as string[] };
+
+function rules(config: Config): LimitRule<Context>[] {
+  const ip: LimitRule<Context> = {
+    name: 'ip',
+    key: byIp(),
+    algorithm: slidingLog({ limit: config.limit, window: '1h' }),
+  };
+  if (config.userLimit === undefined) return [ip];
+  return [
+    ip,
+    { name: 'user', key: byHeader('x-user'), algorithm: slidingLog({ limit: config.userLimit, window: '1h' }) },
+  ];
+}
+
+/**
+ * env is only known once a request comes: the limiters are made on the first one, then kept for
+ * the isolate's life (as the README shows). `/uncached/*` counts on the same keys without the
+ * local deny cache, to read the shared counts as they are.
+ */
+const limiters = new Map<string, MiddlewareHandler>();
+const limit =
+  (route: string): MiddlewareHandler<{ Bindings: Env }> =>
+  (c, next) => {
+    let limiter = limiters.get(route);
+    if (limiter === undefined) {
+      const config = JSON.parse(c.env.CONFIG) as Config;
+      limiter = rateLimiter({
+        store: storeOf(c.env, config),
+        limits: rules(config),
+        getConnInfo,
+        timeout: config.timeout ?? 100,
+        instances: config.instances ?? 1,
+        denyCache: route === 'limited',
+        onStoreError: () => {
+          events.storeErrors++;
+        },
+        onBreakerChange: (change) => {
+          events.breaker.push(change.to);
+        },
+      });
+      limiters.set(route, limiter);
+    }
+    return limiter(c, next);
+  };
+
+function storeOf(env: Env, config: Config): DurableObjectStore {
+  return new DurableObjectStore({
+    namespace: env.FLOODGATE,
+    ...(config.shards === undefined ? {} : { shards: config.shards }),
+  });
+}
+
+const FACTORIES: Record<string, (options: never) => Algorithm> = {
+  fixedWindow,
+  slidingLog,
+  slidingWindow,
+  tokenBucket,
+  leakyBucket,
+  gcra,
+  concurrency,
+};
+
+interface StoreCall {
+  op: 'consume' | 'refund' | 'peek';
+  id?: string;
+  calls: { key: string; kind: string; options: object; cost: number }[];
+}
+
+const app = new Hono<{ Bindings: Env }>();
+app.use('/limited/*', limit('limited'));
+app.use('/uncached/*', limit('uncached'));
+app.get('/limited/*', (c) => c.json(c.get('rateLimit')));
+app.get('/uncached/*', (c) => c.json(c.get('rateLimit')));
+app.get('/events', (c) => c.json(events));
+app.get('/rows/:name', (c) => {
+  const namespace = c.env.FLOODGATE;
+  return namespace.get(namespace.idFromName(c.req.param('name')) as never).fetch(new Request('https://object/rows'));
+});
+// One object, called with a request as DurableObjectStore would send it.
+app.post('/object/:name', async (c) => {
+  const namespace = c.env.FLOODGATE;
+  const stub = namespace.get(namespace.idFromName(c.req.param('name')) as never);
+  return stub.fetch(new Request('https://object/', { method: 'POST', body: await c.req.text() }));
+});
+// The store itself, called from inside a Worker: consume, refund or peek some layers.
+app.post('/store', async (c) => {
+  const body = (await c.req.json()) as StoreCall;
+  const config = JSON.parse(c.env.CONFIG) as Config;
+  try {
+    const store = storeOf(c.env, config);
+    const calls = body.calls.map(({ key, kind, options, cost }) => ({
+      key,
+      cost,
+      algorithm: (FACTORIES[kind] as (options: object) => Algorithm)(options),
+    }));
+    const id = body.id ?? '';
+    if (body.op === 'refund') return c.json({ outcomes: await store.refund(calls, id) });
+    return c.json({ outcomes: body.op === 'peek' ? await store.peek(calls, id) : await store.consume(calls, id) });
+  } catch (error) {
+    const { name, message, code } = error as { name: string; message: string; code?: string };
+    return c.json({ error: { name, message, code } }, 500);
+  }
+});
+
+export default app;
