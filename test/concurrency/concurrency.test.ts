@@ -107,10 +107,12 @@ describe(`${PROCESSES} processes x ${IN_FLIGHT} requests in flight on one key, o
   });
 });
 
-/** The race for the other client families: one algorithm per kind of state (hash, sorted set, leases). */
-const PER_FAMILY = EXACT.filter(([factory]) =>
-  ['fixedWindow', 'slidingLog', 'tokenBucket', 'concurrency'].includes(factory),
-);
+/**
+ * The race for the other client families, kept short (each worker loads its client, ~2 s a race
+ * on a busy machine): a counter in a hash and entries in a sorted set. The atomicity is the Lua's;
+ * this shows that no client adds a retry or a duplicate on the way.
+ */
+const PER_FAMILY = EXACT.filter(([factory]) => ['fixedWindow', 'slidingLog'].includes(factory));
 
 describe.each(OTHER_FAMILIES)(`the same race, each process's RedisStore over %s`, (family) => {
   it.each(PER_FAMILY)('%s admits exactly its limit', async (factory, options) => {
