@@ -173,12 +173,13 @@ describe('FloodgateObject storage', () => {
   afterAll(() => mf?.dispose());
 
   it('deletes keys once they expire, then wipes its storage and sets no alarm', async () => {
-    const call = { key: 'fg:s:fw:{sweep}', cost: 1, kind: 'fixedWindow', options: { limit: 5, window: 1000 } };
+    // Kept 3 s after the consume (a rolling window): time enough to look at it on a busy machine.
+    const call = { key: 'fg:s:sl:{sweep}', cost: 1, kind: 'slidingLog', options: { limit: 5, window: 3000 } };
     await storeCall(mf, { op: 'consume', calls: [call] });
     const rows = async () => (await (await fetchFrom(mf, 'a', '/rows/id:sweep')).json()) as object;
     expect(await rows()).toMatchObject({ rows: 1, alarm: expect.any(Number) });
-    // The window ends within 1 s; the alarm then sweeps. Polled, with a bound far above that.
-    const deadline = Date.now() + 20_000;
+    // Then the alarm sweeps. Polled, with a bound far above the 3 s.
+    const deadline = Date.now() + 30_000;
     let seen = await rows();
     while (JSON.stringify(seen) !== JSON.stringify({ rows: 0, alarm: null }) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
