@@ -2,7 +2,8 @@
   The draining-bucket engine shared by tokenBucket, leakyBucket and gcra. Twin of
   packages/core/src/algorithms/draining-bucket.ts.
   KEY   hash { level = integer units held at instant `at`, at = epoch ms }
-  p     { limit, capacity (units), units_per_cost, drain_per_ms } (leakyBucket adds shaping 0|1)
+  p     { limit, capacity (units), units_per_cost, drain_per_ms } (leakyBucket adds shaping 0|1),
+        then reserve (cost units only critical requests may use)
   A request of cost n adds n * units_per_cost units; it is admitted while the level stays within
   capacity. drain_per_ms units leave every millisecond.
 ]]
@@ -23,9 +24,11 @@ local function load_bucket()
     return level - elapsed * drain, now
   end
 
-  local function decide(key, now, cost, p, shaping)
-    local capacity, units_per_cost, drain = p[2], p[3], p[4]
-    local stored_level, stored_at = hash_numbers(key, 'level', 'at')
+  local function decide(key, now, cost, p, shaping, reserve)
+    local units_per_cost, drain = p[3], p[4]
+    local capacity = p[2] - reserve * units_per_cost
+    local stored_level, stored_at, blocked = hash_numbers(key, 'level', 'at', 'bu')
+    if blocked and blocked > now then return false, 0, blocked, blocked - now, true end
     local level, at = drained(stored_level, stored_at, now, drain)
     local added = cost * units_per_cost
     local ahead = at - now
@@ -38,7 +41,7 @@ local function load_bucket()
     end
     local reset_at = at + math.ceil(level / drain)
     local retry_after = ahead + math.ceil((level + added - capacity) / drain)
-    return false, math.floor((capacity - level) / units_per_cost), reset_at, retry_after
+    return false, math.max(0, math.floor((capacity - level) / units_per_cost)), reset_at, retry_after
   end
 
   local function write(key, now, reset_at, level, at)

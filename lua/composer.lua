@@ -1,21 +1,32 @@
 --[[
   Composer: decides a batch of requests in one atomic call, one request after another, as if each
-  had its own call. Each request is all-or-nothing over its layers: every layer is decided without
-  writing, and only if all allow are the writes applied.
-  KEYS     every layer's key, request after request (all on one Cluster slot)
+  had its own call.
+  KEYS     every layer's key, request after request (all on one Cluster slot); a layer whose spec
+           has a penalty, and every layer of a reset or unblock, brings a second key after its
+           own, where its strikes are counted
   ARGV[1]  now in epoch ms, or '' for the server's clock (TIME)
-  ARGV[2]  s, the number of algorithm specs; then each spec: kind, then the kind's nparams params
-  then per request: n, its number of layers (-n for a refund), its request id (sliding log
-           entries and concurrency leases are stored under it), then per layer: spec number
-           (1-based), cost
+  ARGV[2]  s, the number of specs; then each spec: kind, flags (1 shadow: the layer reports but
+           never blocks; 2 critical: the request may use the algorithm's reserve), the penalty
+           (base, period, max in ms; base 0 for none), then the kind's nparams params
+  then per request: op, its request id (sliding log entries and concurrency leases are stored
+           under it), n (its number of layers), then per layer: spec number (1-based), cost
+           op  c consume: every enforced layer is decided without writing; only if all allow are
+                 the writes applied (shadow layers are written when they allow too); when one
+                 denies, its penalty (if any) blocks its key
+               r refund: cost units given back
+               p peek: decided at cost, nothing written
+               x reset: the keys deleted
+               b block: the keys blocked for `cost` ms (an operator's ban)
+               u unblock: the keys' blocks lifted
   reply    { now, then per request: status, then per layer: remaining, reset_at, wait }
-           status: 1 all layers allow (always, for a refund), 0 some layer denies, plus 2 when a key
-           held something no algorithm writes and was reset; -1 when the request failed, followed by
-           the error message instead of layer numbers. wait >= 0: the layer allows, with that
-           shaping delay; wait < 0: it denies, and -wait - 1 is its retry-after. A refund answers
-           each layer's numbers after it.
+           status: 1 when every enforced (not shadow) layer allows, 0 when one denies,
+           plus 2 when a key held something no algorithm writes and was reset; -1 when the request
+           failed, followed by the error message instead of layer numbers. wait >= 0: the layer
+           allows, with that shaping delay; wait < 0: it denies, and -wait - 1 is its retry-after.
+           All but consume and peek answer each layer's numbers after the operation, at cost 0.
 ]]
 --- @include "helpers"
+--- @include "block"
 --- @include "fixed-window"
 --- @include "sliding-log"
 --- @include "sliding-window"
@@ -34,8 +45,8 @@ else
   now = int_arg(ARGV[1], 'now')
 end
 
--- The specs: each algorithm's functions (defined on first use) and its params.
-local spec_algorithm, spec_params = {}, {}
+-- The specs: each algorithm's functions (defined on first use), its params, flags and penalty.
+local S_algorithm, S_params, S_shadow, S_critical, S_penalty = {}, {}, {}, {}, {}
 local loaded = {}
 local cursor = 3
 for s = 1, int_arg(ARGV[2], 'spec count') do
@@ -47,70 +58,112 @@ for s = 1, int_arg(ARGV[2], 'spec count') do
     algorithm = LOADERS[kind]()
     loaded[kind] = algorithm
   end
+  local flags = int_arg(ARGV[cursor + 1], 'flags')
+  S_algorithm[s], S_shadow[s], S_critical[s] = algorithm, flags % 2 == 1, math.floor(flags / 2) % 2 == 1
+  local base = int_arg(ARGV[cursor + 2], 'penalty')
+  if base > 0 then S_penalty[s] = { base, int_arg(ARGV[cursor + 3], 'penalty'), int_arg(ARGV[cursor + 4], 'penalty') } end
   local p = {}
-  for j = 1, nparams do p[j] = int_arg(ARGV[cursor + j], 'param') end
-  spec_algorithm[s], spec_params[s] = algorithm, p
-  cursor = cursor + 1 + nparams
+  for j = 1, nparams do p[j] = int_arg(ARGV[cursor + 4 + j], 'param') end
+  S_params[s] = p
+  cursor = cursor + 5 + nparams
 end
 
 local reply, nreply = { now }, 1
 
 -- Per layer of the request being decided (reused from one request to the next).
-local L_spec, L_key, L_cost, L_cost_arg = {}, {}, {}, {}
+local L_spec, L_key, L_strikes, L_cost, L_cost_arg = {}, {}, {}, {}, {}
 local L_allowed, L_remaining, L_reset, L_wait, L_a, L_b, L_c = {}, {}, {}, {}, {}, {}, {}
 
--- One request whose layers are L_*[1..n]; returns its status (the layer numbers are in L_*).
-local function run(n, refund, id)
+local function decide_layer(i, id, cost)
+  local s = L_spec[i]
+  L_allowed[i], L_remaining[i], L_reset[i], L_wait[i], L_a[i], L_b[i], L_c[i] =
+    S_algorithm[s].decide(L_key[i], now, cost, id, S_params[s], S_critical[s])
+end
+
+-- consume and peek: returns the status; the layer numbers are in L_*.
+local function consume(n, id, write)
   local all_allowed = true
   for i = 1, n do
-    local s = L_spec[i]
-    local algorithm, p = spec_algorithm[s], spec_params[s]
-    local cost = L_cost[i]
-    if refund then
-      algorithm.refund(L_key[i], now, cost, id, p)
-      cost = 0
-    end
-    local allowed
-    allowed, L_remaining[i], L_reset[i], L_wait[i], L_a[i], L_b[i], L_c[i] = algorithm.decide(L_key[i], now, cost, id, p)
-    L_allowed[i] = allowed
-    if not allowed then all_allowed = false end
+    decide_layer(i, id, L_cost[i])
+    if not L_allowed[i] and not S_shadow[L_spec[i]] then all_allowed = false end
   end
-  if refund then return 1 end
+  if not write then return all_allowed and 1 or 0 end
   if all_allowed then
     for i = 1, n do
-      local s = L_spec[i]
-      spec_algorithm[s].write(L_key[i], now, L_cost[i], L_cost_arg[i], id, spec_params[s], L_reset[i], L_a[i], L_b[i], L_c[i])
+      if L_allowed[i] then
+        local s = L_spec[i]
+        S_algorithm[s].write(L_key[i], now, L_cost[i], L_cost_arg[i], id, S_params[s], L_reset[i], L_a[i], L_b[i], L_c[i])
+      end
     end
     return 1
   end
-  -- A layer that would have allowed is not charged when another denies: report its uncharged numbers.
   for i = 1, n do
+    local s = L_spec[i]
     if L_allowed[i] then
-      local s = L_spec[i]
-      L_allowed[i], L_remaining[i], L_reset[i], L_wait[i] = spec_algorithm[s].decide(L_key[i], now, 0, id, spec_params[s])
+      -- Not charged, since another layer denies: report its uncharged numbers.
+      decide_layer(i, id, 0)
+    elseif S_penalty[s] and not S_shadow[s] and L_a[i] ~= true then
+      -- L_a is true when the denial was a block already: a penalty does not extend it.
+      local penalty = S_penalty[s]
+      local until_at = penalize(L_key[i], L_strikes[i], S_algorithm[s].hash, now, penalty[1], penalty[2], penalty[3], now + L_wait[i])
+      L_remaining[i], L_reset[i], L_wait[i] = 0, until_at, until_at - now
     end
   end
   return 0
 end
 
+-- refund, reset, block, unblock: the operation on every layer, then its numbers at cost 0.
+local function operate(op, n, id)
+  local status = 1
+  for i = 1, n do
+    local s = L_spec[i]
+    local algorithm = S_algorithm[s]
+    if op == 'r' then
+      algorithm.refund(L_key[i], now, L_cost[i], id, S_params[s])
+    elseif op == 'x' then
+      reset(L_key[i], L_strikes[i])
+    elseif op == 'b' then
+      block_until(L_key[i], algorithm.hash, now, now + L_cost[i])
+    elseif op == 'u' then
+      unblock(L_key[i], L_strikes[i], algorithm.hash)
+    else
+      error({ err = 'ERR floodgate: unknown operation ' .. tostring(op) })
+    end
+    decide_layer(i, id, 0)
+    if not L_allowed[i] and not S_shadow[s] then status = 0 end
+  end
+  return status
+end
+
+local function run(op, n, id)
+  if op == 'c' then return consume(n, id, true) end
+  if op == 'p' then return consume(n, id, false) end
+  return operate(op, n, id)
+end
+
 local nargs, nkeys, key_base = #ARGV, #KEYS, 0
 while cursor <= nargs do
-  local n = int_arg(ARGV[cursor], 'layer count')
-  local refund = n < 0
-  if refund then n = -n end
-  local id = ARGV[cursor + 1]
-  cursor = cursor + 2
+  local op, id = ARGV[cursor], ARGV[cursor + 1]
+  local n = int_arg(ARGV[cursor + 2], 'layer count')
+  cursor = cursor + 3
   for i = 1, n do
     local s, cost_arg = tonumber(ARGV[cursor]), ARGV[cursor + 1]
-    if spec_algorithm[s] == nil then return redis.error_reply('ERR floodgate: no spec ' .. tostring(ARGV[cursor])) end
-    L_key[i] = KEYS[key_base + i]
+    if S_algorithm[s] == nil then return redis.error_reply('ERR floodgate: no spec ' .. tostring(ARGV[cursor])) end
+    key_base = key_base + 1
+    L_key[i] = KEYS[key_base]
+    if S_penalty[s] or op == 'x' or op == 'u' then
+      key_base = key_base + 1
+      L_strikes[i] = KEYS[key_base]
+    else
+      L_strikes[i] = nil
+    end
     L_spec[i], L_cost[i], L_cost_arg[i] = s, int_arg(cost_arg, 'cost'), cost_arg
     cursor = cursor + 2
   end
-  key_base = key_base + n
   if key_base > nkeys then return redis.error_reply('ERR floodgate: more layers than keys') end
-  key_was_reset = false
-  local ok, status = pcall(run, n, refund, id)
+  key_was_reset, read_only = false, op == 'p'
+  local ok, status = pcall(run, op, n, id)
+  read_only = false
   if ok then
     if key_was_reset then status = status + 2 end
     nreply = nreply + 1

@@ -6,7 +6,7 @@
   refund releases the leases of the request id. Leases with score <= now have expired; scores are
   integers, so the live ones are those >= now + 1.
 ]]
---- @include "helpers"
+--- @include "block"
 NPARAMS.concurrency = 2
 LOADERS.concurrency = function()
   -- A lease expiry as stored; one no lease can have written resets the key (see hash_numbers).
@@ -27,8 +27,11 @@ LOADERS.concurrency = function()
   end
 
   return {
+    hash = false,
     decide = function(key, now, cost, id, p)
       local max, lease = p[1], p[2]
+      local blocked = zset_blocked_until(key)
+      if blocked and blocked > now then return false, 0, blocked, blocked - now, true end
       local count = zcount_from(key, now + 1)
       local allowed = count + cost <= max
       local used, retry_after, skip, skipped = count, 0, {}, 0
@@ -54,12 +57,13 @@ LOADERS.concurrency = function()
       return allowed, max - used, latest or now, retry_after
     end,
     write = function(key, now, cost, _, id, p, reset_at)
-      redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+      -- From 0: a block's members have negative scores and outlive the leases.
+      redis.call('ZREMRANGEBYSCORE', key, 0, now)
       zadd_members(key, now + p[2], id, cost)
       redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
     end,
     refund = function(key, now, cost, id, _)
-      if type(redis.pcall('ZREMRANGEBYSCORE', key, '-inf', now)) == 'table' then return reset_key(key) end
+      if type(redis.pcall('ZREMRANGEBYSCORE', key, 0, now)) == 'table' then return reset_key(key) end
       zrem_members(key, id, cost)
     end,
   }

@@ -2,13 +2,13 @@
   fixedWindow: units counted per epoch-aligned window. Twin of
   packages/core/src/algorithms/fixed-window.ts.
   KEY   hash { start = window start (epoch ms), count = units counted in it }
-  p     { limit, window (ms) }
+  p     { limit, window (ms), reserve (units only critical requests may use) }
   A window's first write sets both fields and the TTL, which ends with the window; later writes
   in the same window only add their cost to the count. (Formatting numbers as text is what costs
   most in a script: this writes none after the first.)
 ]]
 --- @include "helpers"
-NPARAMS.fixedWindow = 2
+NPARAMS.fixedWindow = 3
 LOADERS.fixedWindow = function()
   local function window_start(start, now, window)
     local aligned = now - (now % window)
@@ -17,9 +17,12 @@ LOADERS.fixedWindow = function()
   end
 
   return {
-    decide = function(key, now, cost, _, p)
+    hash = true,
+    decide = function(key, now, cost, _, p, critical)
       local limit, window = p[1], p[2]
-      local stored_start, stored_count = hash_numbers(key, 'start', 'count')
+      if not critical then limit = limit - p[3] end
+      local stored_start, stored_count, blocked = hash_numbers(key, 'start', 'count', 'bu')
+      if blocked and blocked > now then return false, 0, blocked, blocked - now, true end
       local start = window_start(stored_start, now, window)
       local count = 0
       if stored_start == start then count = stored_count or 0 end
@@ -27,7 +30,7 @@ LOADERS.fixedWindow = function()
       if count + cost <= limit then
         return true, limit - count - cost, reset_at, 0, start, count + cost, stored_start == start
       end
-      return false, limit - count, reset_at, reset_at - now
+      return false, math.max(0, limit - count), reset_at, reset_at - now
     end,
     write = function(key, now, cost, cost_arg, _, _, reset_at, start, count, same_window)
       if same_window then

@@ -3,14 +3,17 @@
   is (TAT - now) * rate / gcd(period, rate). Twin of packages/core/src/algorithms/gcra.ts, on the
   engine in bucket.lua.
   KEY   hash { level, at } (see bucket.lua)
-  p     { limit = burst + 1, (burst + 1) * units_per_cost, units_per_cost = period / g, drain_per_ms = rate / g }
+  p     { limit = burst + 1, (burst + 1) * units_per_cost, units_per_cost = period / g, drain_per_ms = rate / g, reserve }
 ]]
 --- @include "bucket"
-NPARAMS.gcra = 4
+NPARAMS.gcra = 5
 LOADERS.gcra = function()
   local bucket = load_bucket()
   return {
-    decide = function(key, now, cost, _, p) return bucket.decide(key, now, cost, p, false) end,
+    hash = true,
+    decide = function(key, now, cost, _, p, critical)
+      return bucket.decide(key, now, cost, p, false, critical and 0 or p[5])
+    end,
     write = function(key, now, _, _, _, _, reset_at, level, at) bucket.write(key, now, reset_at, level, at) end,
     refund = function(key, now, cost, _, p) bucket.refund(key, now, cost, p) end,
   }

@@ -4,12 +4,14 @@
 
   Every algorithm file declares NPARAMS.kind = N and LOADERS.kind = function() ... end. The loader
   runs only when a call uses that kind, so a call pays for defining the algorithms it uses and no
-  others. It returns three functions; p holds the algorithm's integer params, in the order of
-  Algorithm.params in TypeScript:
-    decide(key, now, cost, id, p) -> allowed, remaining, reset_at, wait, a, b, c
+  others. It returns a table: `hash` (true when the key is a hash, false for a sorted set) and
+  three functions; p holds the algorithm's integer params, in the order of Algorithm.params in
+  TypeScript:
+    decide(key, now, cost, id, p, critical) -> allowed, remaining, reset_at, wait, a, b, c
       allowed is a boolean; the numbers are integers; wait is the shaping delay when allowed and
       the retry-after when denied (always >= 1 then); a, b, c is the state to write if every layer
-      of the request allows
+      of the request allows. A request that is not `critical` may not use the algorithm's reserve
+      (its last param, where it has one). A blocked key denies until its block ends (block.lua).
     write(key, now, cost, cost_arg, id, p, reset_at, a, b, c) stores that state with a TTL;
       cost_arg is the cost as it came in ARGV, to write without turning a number into text again
     refund(key, now, cost, id, p) gives cost units back, never below zero
@@ -21,6 +23,9 @@ local NPARAMS, LOADERS = {}, {}
 -- Set when a key held something no algorithm could have written (another type, a field that is not
 -- a whole number): the key is deleted and decided as new, and the reply says so.
 local key_was_reset = false
+
+-- Set for a peek: nothing may be written, not even the deletion of a bad key (it is read as empty).
+local read_only = false
 
 -- Every number crossing the wire goes through here: a nil or NaN would compare false and silently
 -- allow. (inf and nan leave a remainder that is not 0, so one test covers them.)
@@ -40,7 +45,7 @@ local function ttl_ms(reset_at, now)
 end
 
 local function reset_key(key)
-  redis.call('DEL', key)
+  if not read_only then redis.call('DEL', key) end
   key_was_reset = true
 end
 
@@ -51,19 +56,15 @@ local function stored_number(value)
   return n
 end
 
--- Two or three hash fields as numbers (nil when absent). A key of another type, or a field that is
--- present but not a whole number >= 0 (nan, inf, 1e300, text), resets the key: it is that key's
--- problem, never a store failure.
-local function hash_numbers(key, f1, f2, f3)
-  local values, count
-  if f3 then
-    values, count = redis.pcall('HMGET', key, f1, f2, f3), 3
-  else
-    values, count = redis.pcall('HMGET', key, f1, f2), 2
-  end
+-- Hash fields as numbers (nil when absent), in the order asked. A key of another type, or a field
+-- that is present but not a whole number >= 0 (nan, inf, 1e300, text), resets the key: it is that
+-- key's problem, never a store failure.
+local function hash_numbers(key, ...)
+  local count = select('#', ...)
+  local values = redis.pcall('HMGET', key, ...)
   if values.err then
     reset_key(key)
-    return nil, nil, nil
+    return
   end
   for i = 1, count do
     local raw = values[i]
@@ -71,14 +72,14 @@ local function hash_numbers(key, f1, f2, f3)
       local n = stored_number(raw)
       if n == nil then
         reset_key(key)
-        return nil, nil, nil
+        return
       end
       values[i] = n
     else
       values[i] = nil
     end
   end
-  return values[1], values[2], values[3]
+  return unpack(values, 1, count)
 end
 
 -- A sorted set's live entries from `min` up, or resets a key of another type (see hash_numbers).

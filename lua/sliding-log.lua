@@ -7,7 +7,7 @@
   Entries with score <= now - window have left the window; scores are integers, so the live ones
   are those >= now - window + 1.
 ]]
---- @include "helpers"
+--- @include "block"
 NPARAMS.slidingLog = 2
 LOADERS.slidingLog = function()
   -- The score of the first entry of a ZRANGEBYSCORE ... WITHSCORES reply; a score no admission can
@@ -20,8 +20,11 @@ LOADERS.slidingLog = function()
   end
 
   return {
+    hash = false,
     decide = function(key, now, cost, _, p)
       local limit, window = p[1], p[2]
+      local blocked = zset_blocked_until(key)
+      if blocked and blocked > now then return false, 0, blocked, blocked - now, true end
       local oldest_live = now - window + 1
       local count = zcount_from(key, oldest_live)
       local allowed = count + cost <= limit
@@ -42,14 +45,17 @@ LOADERS.slidingLog = function()
       return allowed, limit - used, reset_at, retry_after
     end,
     write = function(key, now, cost, _, id, p, reset_at)
-      redis.call('ZREMRANGEBYSCORE', key, '-inf', now - p[2])
+      -- From 0: a block's members have negative scores and outlive the window.
+      redis.call('ZREMRANGEBYSCORE', key, 0, now - p[2])
       zadd_members(key, now, id, cost)
       redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
     end,
     refund = function(key, now, cost, _, p)
-      if type(redis.pcall('ZREMRANGEBYSCORE', key, '-inf', now - p[2])) == 'table' then return reset_key(key) end
-      -- Rank -0 would be rank 0: removing "the 0 newest" must not remove everything.
-      if cost > 0 then redis.call('ZREMRANGEBYRANK', key, -cost, -1) end
+      if type(redis.pcall('ZREMRANGEBYSCORE', key, 0, now - p[2])) == 'table' then return reset_key(key) end
+      -- The newest entries: the highest ranks (a block's member ranks lowest, and is never one of
+      -- them). Rank -0 would be rank 0: removing "the 0 newest" must not remove everything.
+      local n = math.min(cost, redis.call('ZCOUNT', key, 0, '+inf'))
+      if n > 0 then redis.call('ZREMRANGEBYRANK', key, -n, -1) end
     end,
   }
 end

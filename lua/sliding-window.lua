@@ -2,10 +2,10 @@
   slidingWindow: two epoch-aligned counters; the estimate is prev * (1 - elapsed / window) + curr,
   compared in integers. Twin of packages/core/src/algorithms/sliding-window.ts.
   KEY   hash { start = current window start (epoch ms), curr = its count, prev = the previous window's }
-  p     { limit, window (ms) }
+  p     { limit, window (ms), reserve (units only critical requests may use) }
 ]]
 --- @include "helpers"
-NPARAMS.slidingWindow = 2
+NPARAMS.slidingWindow = 3
 LOADERS.slidingWindow = function()
   -- The counters as seen at now: start, elapsed, curr, prev. A clock that went backwards stays in the
   -- stored window, as if no time had passed in it.
@@ -38,9 +38,12 @@ LOADERS.slidingWindow = function()
   end
 
   return {
-    decide = function(key, now, cost, _, p)
+    hash = true,
+    decide = function(key, now, cost, _, p, critical)
       local limit, window = p[1], p[2]
-      local stored_start, stored_curr, stored_prev = hash_numbers(key, 'start', 'curr', 'prev')
+      if not critical then limit = limit - p[3] end
+      local stored_start, stored_curr, stored_prev, blocked = hash_numbers(key, 'start', 'curr', 'prev', 'bu')
+      if blocked and blocked > now then return false, 0, blocked, blocked - now, true end
       local start, elapsed, curr, prev = view(stored_start, stored_curr, stored_prev, now, window)
       local weighted = prev * (window - elapsed)
       if curr + cost <= limit and weighted <= (limit - curr - cost) * window then

@@ -15,16 +15,6 @@ interface EsbuildApi {
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const source = (path: string) => join(root, 'packages', path);
 
-/**
- * @floodgate/core draws the request-id prefix with crypto.getRandomValues when its module loads,
- * and workerd refuses random values in global scope ("Disallowed operation called within global
- * scope"), so a Worker importing it does not start. Until core draws it on first use, the Worker
- * bundles here take test/edge/stopgap/request-id.ts in its place; `coreLoadsInWorkerd` in
- * hono-workerd.test.ts builds without it and pins the failure, so the day core is fixed it fails
- * and says to delete this.
- */
-const REQUEST_ID_STOPGAP = true;
-
 export interface WorkerBundle {
   code: string;
   /** Minified size and gzipped size of the minified code, in bytes. */
@@ -37,8 +27,6 @@ export interface WorkerBundle {
 export interface BundleOptions {
   /** Packages left out of the bundle, e.g. `hono` to size Floodgate alone. */
   external?: string[];
-  /** Default REQUEST_ID_STOPGAP. */
-  stopgap?: boolean;
 }
 
 /**
@@ -50,7 +38,6 @@ export interface BundleOptions {
 export async function bundleWorker(name: string, options: BundleOptions = {}): Promise<WorkerBundle> {
   const tsup = realpathSync(join(root, 'node_modules', 'tsup'));
   const esbuild = createRequire(join(tsup, 'package.json'))('esbuild') as EsbuildApi;
-  const stopgap = options.stopgap ?? REQUEST_ID_STOPGAP;
   const build = (minify: boolean) =>
     esbuild.build({
       entryPoints: [fileURLToPath(new URL(`./workers/${name}.ts`, import.meta.url))],
@@ -70,7 +57,6 @@ export async function bundleWorker(name: string, options: BundleOptions = {}): P
         '@floodgate/hono': source('hono/src/index.ts'),
         '@floodgate/cloudflare': source('cloudflare/src/index.ts'),
       },
-      plugins: stopgap ? [requestIdStopgap] : [],
       logLevel: 'error',
     });
   const [readable, small] = await Promise.all([build(false), build(true)]);
@@ -79,14 +65,3 @@ export async function bundleWorker(name: string, options: BundleOptions = {}): P
   const imports = Object.values(readable.metafile.outputs).flatMap((out) => out.imports.map((i) => i.path));
   return { code: output.text, minified: minified.length, gzipped: gzipSync(minified).length, imports };
 }
-
-const requestIdStopgap = {
-  name: 'core-request-id-stopgap',
-  setup(build: { onResolve(options: { filter: RegExp }, callback: (args: { importer: string }) => unknown): void }) {
-    build.onResolve({ filter: /\/request-id$/ }, (args) =>
-      args.importer.startsWith(source('core/src'))
-        ? { path: fileURLToPath(new URL('./stopgap/request-id.ts', import.meta.url)) }
-        : undefined,
-    );
-  },
-};

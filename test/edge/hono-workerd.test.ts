@@ -88,19 +88,4 @@ describe('the edge bundle', () => {
     );
     expect(floodgate.gzipped).toBeLessThan(64 * 1024);
   });
-
-  it('KNOWN ISSUE pinned: unpatched @floodgate/core does not start in workerd (random values at load)', async () => {
-    // Once this fails, core is fixed: delete this test, test/edge/stopgap/ and REQUEST_ID_STOPGAP in bundle.ts.
-    const bundle = await bundleWorker('hono-memory', { stopgap: false });
-    let stderr = '';
-    const mf = startWorkers(bundle, [{ name: 'unpatched' }], (text) => {
-      stderr += text;
-    });
-    try {
-      await expect(mf.ready).rejects.toThrow(/Workers runtime failed to start/);
-      expect(stderr).toMatch(/Disallowed operation called within global scope/);
-    } finally {
-      await mf.dispose().catch(() => {});
-    }
-  });
 });

@@ -43,12 +43,15 @@ const expected: Record<string, string[]> = {
     'timerOption',
     'windowOption',
     'show',
+    'usableLimit',
     'functionOption',
     'oneOfOption',
     'rejectUnknownKeys',
     'requireObject',
     'consoleWarning',
     'onceWarner',
+    'consumeLayers',
+    'peekLayers',
   ],
   '@floodgate/core/http': [
     'ABORTED',
@@ -70,11 +73,13 @@ const expected: Record<string, string[]> = {
     'parseHeaderModes',
     'buildProblem',
     'negotiateProblem',
+    'controlsOf',
+    'statusReport',
   ],
   '@floodgate/redis': ['RedisStore'],
-  '@floodgate/express': [...USER_API, 'rateLimit'],
+  '@floodgate/express': [...USER_API, 'rateLimit', 'rateLimitStatus'],
   '@floodgate/fastify': [...USER_API, 'floodgate', 'default'],
-  '@floodgate/hono': [...USER_API, 'rateLimiter'],
+  '@floodgate/hono': [...USER_API, 'rateLimiter', 'rateLimitStatus'],
 };
 
 function exportedNames(pkg: string, mode: 'esm' | 'cjs'): string[] {

@@ -52,10 +52,11 @@ describe('numbers are checked in TypeScript, never in Lua', () => {
   });
 
   it.each([
-    ...BAD.map((value) => [`limit ${String(value)}`, [value, 60_000]] as const),
-    ...BAD.map((value) => [`window ${String(value)}`, [10, value]] as const),
-    ['too few params', [10]] as const,
-    ['too many params', [10, 60_000, 1]] as const,
+    ...BAD.map((value) => [`limit ${String(value)}`, [value, 60_000, 0]] as const),
+    ...BAD.map((value) => [`window ${String(value)}`, [10, value, 0]] as const),
+    ...BAD.map((value) => [`reserve ${String(value)}`, [10, 60_000, value]] as const),
+    ['too few params', [10, 60_000]] as const,
+    ['too many params', [10, 60_000, 0, 1]] as const,
   ])('params with %s', async (_, params) => {
     const store = new RedisStore({ client: suite.client, prefix: freshPrefix('bad-params'), clock: 'client' });
     await rejectedBeforeRedis(store, [{ key: layerKey('ip', 'a'), algorithm: withParams([...params]), cost: 1 }]);

@@ -40,17 +40,18 @@ describe('the Lua scripts touch only the keys they are given (D46)', () => {
     for (const { file, args } of calls) {
       const [command, key] = args.split(',').map((part) => part.trim());
       if (command === "'TIME'") expect(args.trim(), file).toBe("'TIME'");
-      else expect(key, `${file}: redis.call(${args})`).toBe('key');
+      else expect(['key', 'strikes_key'], `${file}: redis.call(${args})`).toContain(key);
     }
   });
 
   it('never assigns `key`: it is always a parameter, and the composer hands each layer its own KEYS entry', () => {
     for (const { name, source } of files) {
-      expect(source, name).not.toMatch(/\bkey\s*=[^=]/);
-      expect(source, name).not.toMatch(/\blocal\s+key\b/);
+      expect(source, name).not.toMatch(/\b(strikes_)?key\s*=[^=]/);
+      expect(source, name).not.toMatch(/\blocal\s+(strikes_)?key\b/);
       for (const match of source.matchAll(/function\s*\w*\s*\(([^)]*)\)/g)) {
         const params = (match[1] ?? '').split(',').map((param) => param.trim());
         if (params.includes('key')) expect(params[0], `${name}: ${match[0]}`).toBe('key');
+        if (params.includes('strikes_key')) expect(params[1], `${name}: ${match[0]}`).toBe('strikes_key');
       }
     }
     // Helpers that take a key (`local function hash_numbers(key, ...)`) are only ever handed `key`
@@ -59,8 +60,10 @@ describe('the Lua scripts touch only the keys they are given (D46)', () => {
     const takingKey = [...all.matchAll(/local\s+function\s+(\w+)\s*\(\s*key\b/g)].map((match) => match[1] as string);
     expect(takingKey.length).toBeGreaterThan(3);
     for (const helper of takingKey) {
-      for (const call of all.matchAll(new RegExp(`(?<!function\\s)\\b${helper}\\(([^,)]*)`, 'g'))) {
+      for (const call of all.matchAll(new RegExp(`(?<!function\\s)\\b${helper}\\(([^,)]*)(,\\s*([^,)]*))?`, 'g'))) {
         expect(['key', 'L_key[i]'], `${helper}(${call[1]}`).toContain(call[1]?.trim());
+        // A helper that also takes a strikes key is handed the one from KEYS.
+        if (/strikes/.test(call[3] ?? '')) expect(['strikes_key', 'L_strikes[i]']).toContain(call[3]?.trim());
       }
     }
     const composer = files.find((file) => file.name === 'composer.lua')?.source ?? '';
@@ -68,7 +71,7 @@ describe('the Lua scripts touch only the keys they are given (D46)', () => {
     expect(handed.length).toBeGreaterThan(0);
     expect(new Set(handed)).toEqual(new Set(['L_key[i]']));
     // ...and L_key[i] is only ever filled from KEYS, in order.
-    const filled = [...composer.matchAll(/\bL_key\[i\]\s*=[^=][^\n]*/g)].map((match) => match[0].trim());
-    expect(filled).toEqual(['L_key[i] = KEYS[key_base + i]']);
+    const filled = [...composer.matchAll(/\bL_(key|strikes)\[i\]\s*=[^=][^\n]*/g)].map((match) => match[0].trim());
+    expect(filled).toEqual(['L_key[i] = KEYS[key_base]', 'L_strikes[i] = KEYS[key_base]', 'L_strikes[i] = nil']);
   });
 });

@@ -26,11 +26,14 @@ export interface LayerResult {
   window: number;
   retryAfter: number;
   delay: number;
+  /** A shadow rule's layer: counted and reported, never enforced (and never in the headers). */
+  shadow: boolean;
 }
 
 /**
  * The answer for one request. The top-level numbers are the binding layer's: the one that denied
- * (the longest wait if several did), or else the one with the least remaining.
+ * (the longest wait if several did), or else the one with the least remaining. Shadow layers are
+ * never binding: they only set `shadowDenied`.
  */
 export interface Decision {
   allowed: boolean;
@@ -48,6 +51,8 @@ export interface Decision {
   results: LayerResult[];
   /** True when the shared store was out of reach and the decision was made without it. */
   degraded: boolean;
+  /** True when a shadow rule denied: the request passes, but it would not have under that rule. */
+  shadowDenied: boolean;
   /**
    * True when the store was out of reach and `failMode: 'closed'` denied the request: adapters
    * answer 503 (not 429) with Retry-After.
@@ -57,11 +62,15 @@ export interface Decision {
   release?: (() => Promise<void>) | undefined;
 }
 
-/** Index of the binding layer: the denying one with the longest wait, else the one with least remaining. */
+/**
+ * Index of the binding layer: the denying one with the longest wait, else the one with least
+ * remaining; never a shadow layer (-1 when every layer is one, or none applied).
+ */
 export function bindingIndex(results: readonly LayerResult[], allowed: boolean): number {
   let binding = -1;
   for (let i = 0; i < results.length; i++) {
     const result = results[i] as LayerResult;
+    if (result.shadow) continue;
     if (binding === -1) binding = i;
     else if (
       allowed

@@ -1,34 +1,44 @@
 import { checkCost } from './algorithms/cost';
 import { checkedClock } from './clock';
-import { show } from './errors';
+import { AlgorithmFunctionError, InvalidOptionError, show } from './errors';
 import { algorithmTag } from './keys/algorithm-tag';
 import { ipKey } from './keys/by-ip';
 import { encodeIdentity } from './keys/identity';
+import { LeaseBook } from './lease';
 import { LimiterDecision } from './limiter-decision';
 import { nextRequestId } from './request-id';
+import { isAlgorithm } from './rules';
 import { WarningCode } from './warnings';
 import { safeEvents } from './resilience/events';
 import { guardStore } from './resilience/guarded-store';
 import { isThenable } from './thenable';
+import type { Algorithm } from './algorithms/types';
 import type { LayerResult } from './decision';
 import type { KeyContext } from './keys/context';
+import type { LeaseTicket } from './lease';
 import type { LimiterConfig } from './limiter-options';
-import type { LimitRule } from './limiter-types';
+import type { PriorityFunction } from './limiter-types';
 import type { RefundTarget } from './limiter-decision';
+import type { CompiledRule } from './rules';
 import type { SafeEvents } from './resilience/events';
-import type { GuardedStore } from './resilience/guarded-store';
-import type { LayerCall, LayerOutcome, Store } from './store';
+import type { ControlOperation, GuardedStore } from './resilience/guarded-store';
+import type { FailMode } from './resilience/options';
+import type { LayerCall, LayerOutcome, Penalty, Store } from './store';
 import type { MaybePromise } from './thenable';
 import type { Warn } from './warnings';
-import type { FailMode } from './resilience/options';
 
 /** A layer call that remembers its rule, so the answer can be named without a parallel array. */
-interface RuleCall extends LayerCall {
-  readonly rule: LimitRule;
+export interface RuleCall extends LayerCall {
+  readonly rule: CompiledRule;
+  readonly shadow: boolean;
+  readonly critical: boolean;
+  readonly penalty: Penalty | undefined;
+  /** Set when this layer's units were handed out from a lease rather than charged in the store. */
+  ticket: LeaseTicket | undefined;
 }
 
-/** A key function that threw or rejected: its layer is keyed by the client address instead. */
-class KeyFailure {
+/** A key or algorithm function that threw or rejected. */
+class Failure {
   constructor(readonly error: unknown) {}
 }
 
@@ -37,24 +47,31 @@ interface SyncStore extends Store {
   consumeNow(calls: readonly LayerCall[], requestId: string): LayerOutcome[];
 }
 
+type Release = (leases: readonly LayerCall[], requestId: string) => Promise<void>;
+
 /**
- * The limiter's machinery, shared by `createLimiter` and the middleware: resolve each rule's key,
- * charge the store, fold the layers into one decision. It stays synchronous as long as nothing
- * has to wait (sync key functions and a MemoryStore), so an in-memory decision costs no promise.
+ * The limiter's machinery, shared by `createLimiter` and the middleware: resolve each rule's key
+ * (and, per tenant, its algorithm), charge the store, fold the layers into one decision. It stays
+ * synchronous as long as nothing has to wait (sync key functions and a MemoryStore, or a leased
+ * layer served locally), so such a decision costs no promise.
  */
 export class LimiterEngine<Req = unknown> implements RefundTarget {
   readonly prefix: string;
   readonly store: Store;
-  readonly rules: readonly LimitRule<Req>[];
+  readonly rules: readonly CompiledRule<Req>[];
   readonly clock: () => number;
   readonly events: SafeEvents;
   /** Where this limiter's warnings go, each code once. */
   readonly warn: Warn;
   readonly failMode: FailMode;
-  readonly #keyStarts: readonly string[];
-  readonly #guarded: GuardedStore | undefined;
+  /** Each rule's key up to the identity, for rules whose algorithm is fixed. */
+  readonly #keyStarts: readonly (string | undefined)[];
+  readonly #guarded: GuardedStore;
+  /** Set for a local store with no resilience around it. */
+  readonly #local: boolean;
   readonly #sync: SyncStore | undefined;
   readonly #needsRequestId: boolean;
+  readonly #leases: LeaseBook | undefined;
 
   constructor(config: LimiterConfig<Req>) {
     const warn = config.warn;
@@ -65,15 +82,22 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
     this.rules = config.rules;
     this.clock = checkedClock(config.clock, 'createLimiter.clock', warn);
     this.events = safeEvents(config.resilience.hooks, warn);
-    this.#keyStarts = config.rules.map((rule) => `${config.prefix}:${rule.name}:${algorithmTag(rule.algorithm)}:{`);
-    const local = config.store.local === true;
-    this.#guarded = local ? undefined : guardStore(config.store, config.resilience, this.events, this.clock);
-    const sync = config.store as Partial<SyncStore>;
-    this.#sync = local && typeof sync.consumeNow === 'function' ? (sync as SyncStore) : undefined;
-    // Sliding log entries and concurrency leases are stored under the request's id; nothing else needs one.
-    this.#needsRequestId = config.rules.some(
-      (rule) => rule.algorithm.kind === 'slidingLog' || rule.algorithm.kind === 'concurrency',
+    this.#keyStarts = config.rules.map((rule) =>
+      rule.algorithm === undefined ? undefined : this.#keyStart(rule, rule.algorithm),
     );
+    this.#local = config.store.local === true;
+    this.#guarded = guardStore(config.store, config.resilience, this.events, this.clock);
+    const sync = config.store as Partial<SyncStore>;
+    this.#sync = this.#local && typeof sync.consumeNow === 'function' ? (sync as SyncStore) : undefined;
+    // Sliding log entries and concurrency leases are stored under the request's id; nothing else
+    // needs one (a per-request algorithm may be either).
+    this.#needsRequestId = config.rules.some(
+      (rule) =>
+        rule.algorithm === undefined || rule.algorithm.kind === 'slidingLog' || rule.algorithm.kind === 'concurrency',
+    );
+    this.#leases = config.rules.some((rule) => rule.lease !== undefined)
+      ? new LeaseBook({ take: this.#takeLease, giveBack: this.#giveBackLease }, this.clock)
+      : undefined;
   }
 
   /** Decides and charges one request of `cost` units. Throws InvalidCostError for a cost no layer can take. */
@@ -83,43 +107,143 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
     return this.#consume(ctx, calls, cost);
   }
 
+  /** The Decision a request of `cost` would get now; nothing is charged, and it cannot be refunded. */
+  async peek(ctx: KeyContext<Req>, cost: number): Promise<LimiterDecision> {
+    const calls = await this.resolve(ctx, cost);
+    const { outcomes, degraded } = await this.#guarded.peek(calls, '');
+    return new LimiterDecision(this.#results(calls, outcomes), degraded, cost, calls, undefined);
+  }
+
+  /** Resets, blocks or unblocks the keys of `ctx` (every rule, or the one named). Rejects when the store cannot. */
+  async control(operation: ControlOperation, ctx: KeyContext<Req>, rule: string | undefined, duration = 0) {
+    if (rule !== undefined && !this.rules.some((each) => each.name === rule)) {
+      throw new InvalidOptionError(
+        `${operation}: no rule is named ${show(rule)}; the rules are ${this.rules.map((each) => each.name).join(', ')}`,
+      );
+    }
+    const calls = (await this.resolve(ctx, 0)).filter((call) => rule === undefined || call.rule.name === rule);
+    if (calls.length === 0) return;
+    this.#leases?.drop(calls.map((call) => call.key));
+    await this.#guarded.control(operation, calls, duration);
+  }
+
+  /** Gives every leased unit back to the store. */
+  close(): Promise<void> {
+    return this.#leases === undefined ? Promise.resolve() : this.#leases.close();
+  }
+
   /** The store calls for the layers that apply to `ctx`, each checked against `cost`. */
   resolve(ctx: KeyContext<Req>, cost: number): MaybePromise<RuleCall[]> {
     const rules = this.rules;
     const values: unknown[] = new Array(rules.length);
+    let algorithms: unknown[] | undefined;
     let pending = false;
     for (let i = 0; i < rules.length; i++) {
+      const rule = rules[i] as CompiledRule<Req>;
       let value: unknown;
       try {
-        value = (rules[i] as LimitRule<Req>).key(ctx);
+        value = rule.key(ctx);
       } catch (error) {
-        value = new KeyFailure(error);
+        value = new Failure(error);
       }
       if (isThenable(value)) {
         pending = true;
-        value = Promise.resolve(value).catch((error: unknown) => new KeyFailure(error));
+        value = Promise.resolve(value).catch(toFailure);
       }
       values[i] = value;
+      if (rule.algorithmOf !== undefined) {
+        algorithms ??= new Array(rules.length);
+        let algorithm: unknown;
+        try {
+          algorithm = rule.algorithmOf(ctx.req);
+        } catch (error) {
+          algorithm = new Failure(error);
+        }
+        if (isThenable(algorithm)) {
+          pending = true;
+          algorithm = Promise.resolve(algorithm).catch(toFailure);
+        }
+        algorithms[i] = algorithm;
+      }
     }
-    if (!pending) return this.#callsFor(ctx, values, cost);
-    return Promise.all(values).then((resolved) => this.#callsFor(ctx, resolved, cost));
+    if (!pending) return this.#callsFor(ctx, values, algorithms, cost);
+    return Promise.all([Promise.all(values), algorithms && Promise.all(algorithms)]).then(([keys, chosen]) =>
+      this.#callsFor(ctx, keys, chosen, cost),
+    );
   }
 
-  #callsFor(ctx: KeyContext<Req>, values: readonly unknown[], cost: number): RuleCall[] {
+  #callsFor(
+    ctx: KeyContext<Req>,
+    values: readonly unknown[],
+    algorithms: readonly unknown[] | undefined,
+    cost: number,
+  ): RuleCall[] {
     const calls: RuleCall[] = [];
+    // Most rules share the limiter's priority function: it is asked once per request.
+    let askedPriority: PriorityFunction<Req> | undefined;
+    let critical = false;
     for (let i = 0; i < values.length; i++) {
-      const rule = this.rules[i] as LimitRule;
+      const rule = this.rules[i] as CompiledRule<Req>;
       const identity = this.#identity(rule, ctx, values[i]);
       if (identity === undefined) continue;
-      const algorithm = rule.algorithm;
+      let algorithm = rule.algorithm;
+      let keyStart = this.#keyStarts[i];
+      if (algorithm === undefined) {
+        algorithm = this.#chosenAlgorithm(rule, algorithms?.[i]);
+        keyStart = this.#keyStart(rule, algorithm);
+      }
+      if (rule.priority !== undefined && rule.priority !== askedPriority) {
+        askedPriority = rule.priority;
+        critical = this.#isCritical(rule.priority, ctx.req);
+      }
+      const isCritical = rule.priority !== undefined && critical;
       calls.push({
-        key: `${this.#keyStarts[i]}${identity}}`,
+        key: `${keyStart}${identity}}`,
         algorithm,
-        cost: checkCost(algorithm, cost, rule.name),
-        rule,
+        cost: checkCost(algorithm, cost, rule.name, isCritical),
+        rule: rule as CompiledRule,
+        shadow: rule.shadow,
+        critical: isCritical,
+        penalty: rule.penalty,
+        ticket: undefined,
       });
     }
     return calls;
+  }
+
+  #keyStart(rule: CompiledRule<Req>, algorithm: Algorithm): string {
+    return `${this.prefix}:${rule.name}:${algorithmTag(algorithm)}:{`;
+  }
+
+  /**
+   * A per-request algorithm that failed is not the client's to exploit: the request is refused
+   * (the gate answers 429 without Retry-After) and the failure reported once per rule.
+   */
+  #chosenAlgorithm(rule: CompiledRule<Req>, chosen: unknown): Algorithm {
+    if (isAlgorithm(chosen)) return chosen;
+    const reason =
+      chosen instanceof Failure
+        ? `threw ${chosen.error instanceof Error ? chosen.error.message : show(chosen.error)}`
+        : `returned ${show(chosen)} (expected an algorithm such as fixedWindow({ limit, window }))`;
+    this.warn(
+      WarningCode.algorithmFunctionFailed,
+      `the algorithm function of rule "${rule.name}" ${reason}; such requests are refused`,
+      rule.name,
+    );
+    throw new AlgorithmFunctionError(rule.name, reason, chosen instanceof Failure ? chosen.error : undefined);
+  }
+
+  /** Only `'critical'` opens the reserve; a function that throws makes the request normal (reported once). */
+  #isCritical(priority: PriorityFunction<Req>, req: Req): boolean {
+    try {
+      return priority(req) === 'critical';
+    } catch (error) {
+      this.warn(
+        WarningCode.priorityFailed,
+        `the priority function threw ${error instanceof Error ? error.message : show(error)}; such requests are normal (they cannot use the reserve)`,
+      );
+      return false;
+    }
   }
 
   /**
@@ -127,11 +251,11 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
    * say) is the request's doing, not the store's: its layer still counts, keyed by the client
    * address (`!` + the byIp key, a form no identity can take), and the other layers are decided as usual.
    */
-  #identity(rule: LimitRule, ctx: KeyContext<Req>, value: unknown): string | undefined {
+  #identity(rule: CompiledRule<Req>, ctx: KeyContext<Req>, value: unknown): string | undefined {
     if (value === undefined) return undefined;
     if (typeof value === 'string') return encodeIdentity(value);
     const reason =
-      value instanceof KeyFailure
+      value instanceof Failure
         ? `threw ${value.error instanceof Error ? value.error.message : show(value.error)}`
         : `returned ${show(value)} (expected a string or undefined)`;
     this.warn(
@@ -144,24 +268,43 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
   }
 
   #consume(ctx: KeyContext<Req>, calls: RuleCall[], cost: number): MaybePromise<LimiterDecision> {
+    if (this.#leases !== undefined && cost > 0) return this.#consumeLeased(ctx, calls, cost, this.#leases);
+    return this.#consumeInStore(ctx, calls, cost, calls);
+  }
+
+  /**
+   * Charges `direct` (the calls not served by a lease) in the store, and decides over all of
+   * `calls`: the leased ones already carry their outcome's pool.
+   */
+  #consumeInStore(
+    ctx: KeyContext<Req>,
+    calls: RuleCall[],
+    cost: number,
+    direct: RuleCall[],
+  ): MaybePromise<LimiterDecision> {
     const requestId = this.#needsRequestId ? nextRequestId() : '';
-    if (this.#guarded === undefined) {
+    // Every layer served from a lease: nothing to ask the store.
+    if (direct.length === 0 && calls.length > 0) {
+      return this.#decision(ctx, calls, cost, direct, [], false, false, this.#releaseLocal, requestId);
+    }
+    if (this.#local) {
       const outcomes =
-        this.#sync === undefined ? this.store.consume(calls, requestId) : this.#sync.consumeNow(calls, requestId);
+        this.#sync === undefined ? this.store.consume(direct, requestId) : this.#sync.consumeNow(direct, requestId);
       const release = this.#releaseLocal;
       if (isThenable(outcomes))
         return outcomes.then((resolved) =>
-          this.#decision(ctx, calls, cost, resolved, false, false, release, requestId),
+          this.#decision(ctx, calls, cost, direct, resolved, false, false, release, requestId),
         );
-      return this.#decision(ctx, calls, cost, outcomes, false, false, release, requestId);
+      return this.#decision(ctx, calls, cost, direct, outcomes, false, false, release, requestId);
     }
     return this.#guarded
-      .consume(calls, requestId)
+      .consume(direct, requestId)
       .then((answer) =>
         this.#decision(
           ctx,
           calls,
           cost,
+          direct,
           answer.outcomes,
           answer.degraded,
           answer.unavailable,
@@ -171,37 +314,87 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
       );
   }
 
-  readonly #releaseLocal = (leases: readonly LayerCall[], requestId: string): Promise<void> =>
-    this.store.refund(leases, requestId);
+  /** Serves leased layers from their pools (filling an empty one first); the rest go to the store. */
+  #consumeLeased(
+    ctx: KeyContext<Req>,
+    calls: RuleCall[],
+    cost: number,
+    book: LeaseBook,
+  ): MaybePromise<LimiterDecision> {
+    const now = this.clock();
+    let filling: Promise<boolean>[] | undefined;
+    for (const call of calls) {
+      const lease = call.rule.lease;
+      if (lease === undefined || cost > lease.size) continue;
+      if (this.#takeFromPool(book, call, now)) continue;
+      if (book.refused(call.key, now)) continue;
+      filling ??= [];
+      filling.push(book.fill(call, lease));
+    }
+    if (filling === undefined) return this.#consumeInStore(ctx, calls, cost, unleased(calls));
+    return Promise.all(filling).then((answered) => {
+      // The store just failed to answer: decide without it rather than wait on it a second time.
+      if (answered.includes(false)) return this.#consumeDegraded(ctx, calls, cost);
+      const later = this.clock();
+      for (const call of calls)
+        if (call.rule.lease !== undefined && call.ticket === undefined) this.#takeFromPool(book, call, later);
+      return this.#consumeInStore(ctx, calls, cost, unleased(calls));
+    });
+  }
+
+  async #consumeDegraded(ctx: KeyContext<Req>, calls: RuleCall[], cost: number): Promise<LimiterDecision> {
+    const requestId = this.#needsRequestId ? nextRequestId() : '';
+    const answer = await this.#guarded.degrade(calls, requestId);
+    return this.#decision(
+      ctx,
+      calls,
+      cost,
+      calls,
+      answer.outcomes,
+      answer.degraded,
+      answer.unavailable,
+      answer.release,
+      requestId,
+    );
+  }
+
+  #takeFromPool(book: LeaseBook, call: RuleCall, now: number): boolean {
+    const pool = book.take(call, now);
+    if (pool === undefined) return false;
+    call.ticket = {
+      pool,
+      generation: pool.generation,
+      resetAt: pool.resetAt,
+      level: pool.level,
+      leasedAt: pool.leasedAt,
+    };
+    return true;
+  }
+
+  /** A lease's store call: the lease's units as one request on the rule's key, never critical. */
+  readonly #takeLease = async (call: LayerCall): Promise<LayerOutcome | undefined> =>
+    (await this.#guarded.take([call]))?.[0];
+
+  readonly #giveBackLease = (call: LayerCall, units: number): Promise<void> =>
+    this.refundLater([{ key: call.key, algorithm: call.algorithm, cost: units }], units);
+
+  readonly #releaseLocal: Release = (leases, requestId) => this.store.refund(leases, requestId);
 
   #decision(
     ctx: KeyContext<Req>,
     calls: readonly RuleCall[],
     cost: number,
-    outcomes: readonly LayerOutcome[],
+    direct: readonly RuleCall[],
+    stored: readonly LayerOutcome[],
     degraded: boolean,
     unavailable: boolean,
-    release: (leases: readonly LayerCall[], requestId: string) => Promise<void>,
+    release: Release,
     requestId: string,
   ): LimiterDecision {
-    const results: LayerResult[] = new Array(calls.length);
-    for (let i = 0; i < calls.length; i++) {
-      const { rule } = calls[i] as RuleCall;
-      const outcome = outcomes[i] as LayerOutcome;
-      results[i] = {
-        rule: rule.name,
-        kind: rule.algorithm.kind,
-        window: rule.algorithm.window,
-        allowed: outcome.allowed,
-        limit: outcome.limit,
-        remaining: outcome.remaining,
-        resetAt: outcome.resetAt,
-        retryAfter: outcome.retryAfter,
-        delay: outcome.delay,
-      };
-    }
-    const decision = new LimiterDecision(results, degraded, cost, calls, this);
+    const outcomes = direct === calls ? stored : this.#merge(calls, stored);
+    const decision = new LimiterDecision(this.#results(calls, outcomes), degraded, cost, calls, this);
     if (unavailable) decision.unavailable = true;
+    if (direct !== calls && !decision.allowed) this.#putBackLeased(calls);
     if (decision.allowed && cost > 0) {
       const leases = calls.filter((call) => call.algorithm.kind === 'concurrency');
       if (leases.length > 0) decision.release = releaseOnce(release, leases, requestId);
@@ -211,19 +404,66 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
     return decision;
   }
 
+  /** Every call's outcome in rule order: leased layers from their pool, the others from the store's answer. */
+  #merge(calls: readonly RuleCall[], stored: readonly LayerOutcome[]): LayerOutcome[] {
+    const outcomes: LayerOutcome[] = new Array(calls.length);
+    let next = 0;
+    for (let i = 0; i < calls.length; i++) {
+      const ticket = (calls[i] as RuleCall).ticket;
+      outcomes[i] =
+        ticket === undefined ? (stored[next++] as LayerOutcome) : (this.#leases as LeaseBook).outcomeOf(ticket.pool);
+    }
+    return outcomes;
+  }
+
+  /** Another layer denied: the units handed out from leases go back to their pools. */
+  #putBackLeased(calls: readonly RuleCall[]): void {
+    const now = this.clock();
+    for (const call of calls) {
+      if (call.ticket === undefined) continue;
+      (this.#leases as LeaseBook).putBack(call.ticket, call.cost, now);
+      call.ticket = undefined;
+    }
+  }
+
+  #results(calls: readonly RuleCall[], outcomes: readonly LayerOutcome[]): LayerResult[] {
+    const results: LayerResult[] = new Array(calls.length);
+    for (let i = 0; i < calls.length; i++) {
+      const { rule, algorithm, shadow } = calls[i] as RuleCall;
+      const outcome = outcomes[i] as LayerOutcome;
+      results[i] = {
+        rule: rule.name,
+        kind: algorithm.kind,
+        window: algorithm.window,
+        allowed: outcome.allowed,
+        limit: outcome.limit,
+        remaining: outcome.remaining,
+        resetAt: outcome.resetAt,
+        retryAfter: outcome.retryAfter,
+        delay: outcome.delay,
+        shadow,
+      };
+    }
+    return results;
+  }
+
   /** Gives `cost` units back to `calls`' layers (concurrency slots are left to release()). */
   refund(calls: readonly LayerCall[], cost: number): Promise<void> {
     const layers: LayerCall[] = [];
+    let now: number | undefined;
     for (const call of calls) {
       if (call.algorithm.kind === 'concurrency') continue;
-      layers.push({
-        key: call.key,
-        algorithm: call.algorithm,
-        cost: checkCost(call.algorithm, cost, (call as RuleCall).rule?.name ?? call.key),
-      });
+      const ruleCall = call as Partial<RuleCall>;
+      const checked = checkCost(call.algorithm, cost, ruleCall.rule?.name ?? call.key);
+      if (ruleCall.ticket !== undefined) {
+        now ??= this.clock();
+        (this.#leases as LeaseBook).putBack(ruleCall.ticket, checked, now);
+        continue;
+      }
+      layers.push({ ...call, cost: checked });
     }
     if (layers.length === 0) return Promise.resolve();
-    return this.#guarded === undefined ? this.store.refund(layers, '') : this.#guarded.refund(layers);
+    return this.#local ? this.store.refund(layers, '') : this.#guarded.refund(layers);
   }
 
   refundLater(calls: readonly LayerCall[], cost: number): Promise<void> {
@@ -236,11 +476,18 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
   }
 }
 
-function releaseOnce(
-  release: (leases: readonly LayerCall[], requestId: string) => Promise<void>,
-  leases: readonly LayerCall[],
-  requestId: string,
-): () => Promise<void> {
+/** A key or algorithm function's rejection, kept to be reported (never thrown). */
+function toFailure(error: unknown): Failure {
+  return new Failure(error);
+}
+
+/** The calls the store must charge: those not served from a lease. */
+function unleased(calls: RuleCall[]): RuleCall[] {
+  for (const call of calls) if (call.ticket !== undefined) return calls.filter((each) => each.ticket === undefined);
+  return calls;
+}
+
+function releaseOnce(release: Release, leases: readonly LayerCall[], requestId: string): () => Promise<void> {
   let released: Promise<void> | undefined;
   return () => {
     released ??= release(leases, requestId);

@@ -82,6 +82,14 @@ export class KeyFunctionError extends FloodgateError {
   }
 }
 
+/** A rule's algorithm function threw, rejected, or returned something that is not an algorithm. */
+export class AlgorithmFunctionError extends FloodgateError {
+  constructor(rule: string, reason: string, cause?: unknown) {
+    super('ERR_FLOODGATE_ALGORITHM_FUNCTION', `the algorithm function of rule "${rule}" ${reason}`, { cause });
+    this.name = 'AlgorithmFunctionError';
+  }
+}
+
 /** Formats a user-supplied value for an error message without dumping large objects or secrets. */
 export function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);

@@ -112,11 +112,17 @@ export function retryAfterSeconds(retryAfterMs: number): number {
   return int(Math.max(1, Math.ceil(retryAfterMs / 1000)));
 }
 
-/** The layer named by `decision.rule`, else the first. */
+/** The layer named by `decision.rule`, else the first that is not a shadow (shadow rules send no headers). */
 function bindingOf(decision: Decision): LayerResult | undefined {
   const results = decision.results;
-  for (let i = 0; i < results.length; i++) if ((results[i] as LayerResult).rule === decision.rule) return results[i];
-  return results[0];
+  let first: LayerResult | undefined;
+  for (let i = 0; i < results.length; i++) {
+    const result = results[i] as LayerResult;
+    if (result.shadow === true) continue;
+    if (result.rule === decision.rule) return result;
+    first ??= result;
+  }
+  return first;
 }
 
 /**
@@ -125,13 +131,13 @@ function bindingOf(decision: Decision): LayerResult | undefined {
  */
 function draft8Policies(results: readonly LayerResult[], binding: LayerResult): string {
   let list = policyItem(binding);
-  for (const layer of results) if (layer !== binding) list += `, ${policyItem(layer)}`;
+  for (const layer of results) if (layer !== binding && layer.shadow !== true) list += `, ${policyItem(layer)}`;
   return list;
 }
 
 function draft8States(results: readonly LayerResult[], binding: LayerResult, now: number): string {
   let list = stateItem(binding, now);
-  for (const layer of results) if (layer !== binding) list += `, ${stateItem(layer, now)}`;
+  for (const layer of results) if (layer !== binding && layer.shadow !== true) list += `, ${stateItem(layer, now)}`;
   return list;
 }
 

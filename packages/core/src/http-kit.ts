@@ -22,3 +22,5 @@ export { writeHeaders, parseHeaderModes } from './headers';
 export type { HeaderModes, HeaderSetter } from './headers';
 export { buildProblem, negotiateProblem } from './problem';
 export type { ProblemDetails, ProblemResponse } from './problem';
+export { controlsOf, statusReport } from './http/controls';
+export type { RateLimitControls, StatusReport, StatusResource } from './http/controls';

@@ -23,6 +23,7 @@ export class LimiterDecision implements Decision {
   rule: string | undefined = undefined;
   results: LayerResult[];
   degraded: boolean;
+  shadowDenied = false;
   unavailable?: boolean | undefined = undefined;
   release?: (() => Promise<void>) | undefined = undefined;
   /** Units charged for this request. */
@@ -40,7 +41,12 @@ export class LimiterDecision implements Decision {
     target: RefundTarget | undefined,
   ) {
     let allowed = true;
-    for (let i = 0; i < results.length; i++) if (!(results[i] as LayerResult).allowed) allowed = false;
+    for (let i = 0; i < results.length; i++) {
+      const result = results[i] as LayerResult;
+      if (result.allowed) continue;
+      if (result.shadow) this.shadowDenied = true;
+      else allowed = false;
+    }
     this.allowed = allowed;
     this.results = results;
     this.degraded = degraded;
@@ -55,6 +61,7 @@ export class LimiterDecision implements Decision {
     this.rule = binding.rule;
     for (let i = 0; i < results.length; i++) {
       const result = results[i] as LayerResult;
+      if (result.shadow) continue;
       if (allowed) this.delay = Math.max(this.delay, result.delay);
       else this.retryAfter = Math.max(this.retryAfter, result.retryAfter);
     }

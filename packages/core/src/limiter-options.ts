@@ -4,22 +4,31 @@ import { checkedClock } from './clock';
 import { MemoryStore } from './memory-store';
 import { consoleWarning, onceWarner } from './warnings';
 import { parseResilienceOptions, RESILIENCE_KEYS } from './resilience/options';
-import { functionOption, nameOption, rejectUnknownKeys, requireObject } from './validate';
-import type { Algorithm } from './algorithms/types';
-import type { KeyFunction } from './keys/context';
-import type { LimitRule, LimiterOptions } from './limiter-types';
+import { booleanOption, functionOption, nameOption, rejectUnknownKeys, requireObject } from './validate';
+import { parseRules } from './rules';
+import type { LimiterOptions, PriorityFunction } from './limiter-types';
+import type { CompiledRule } from './rules';
 import type { ResilienceConfig } from './resilience/options';
 import type { Store } from './store';
 import type { FloodgateWarning, Warn } from './warnings';
 
 /** Every option createLimiter reads; the adapters pass exactly these through. */
-export const LIMITER_KEYS = ['store', 'prefix', 'limits', 'clock', 'onWarning', ...RESILIENCE_KEYS] as const;
+export const LIMITER_KEYS = [
+  'store',
+  'prefix',
+  'limits',
+  'shadow',
+  'priority',
+  'clock',
+  'onWarning',
+  ...RESILIENCE_KEYS,
+] as const;
 
 /** createLimiter's options, checked and defaulted. */
 export interface LimiterConfig<Req> {
   store: Store;
   prefix: string;
-  rules: readonly LimitRule<Req>[];
+  rules: readonly CompiledRule<Req>[];
   clock: () => number;
   /** Where warnings go, each code once: the user's onWarning, else the console. */
   warn: Warn;
@@ -50,7 +59,13 @@ export function parseLimiterOptions<Req>(options: LimiterOptions<Req>): LimiterC
   return {
     store,
     prefix,
-    rules: parseRules(raw.limits) as readonly LimitRule<Req>[],
+    rules: parseRules<Req>(
+      raw.limits,
+      raw.shadow === undefined ? false : booleanOption('createLimiter.shadow', raw.shadow),
+      raw.priority === undefined
+        ? undefined
+        : functionOption<PriorityFunction<Req>>('createLimiter.priority', raw.priority),
+    ),
     clock: clock ?? Date.now,
     warn,
     resilience: parseResilienceOptions(raw),
@@ -70,28 +85,4 @@ function parseStore(value: unknown): Store {
     );
   }
   return store as Store;
-}
-
-function parseRules(value: unknown): readonly LimitRule[] {
-  if (!Array.isArray(value) || value.length === 0) {
-    throw new InvalidOptionTypeError(`createLimiter.limits must be a non-empty array of rules, got ${show(value)}`);
-  }
-  const seen = new Set<string>();
-  return value.map((entry: unknown, index) => {
-    const where = `createLimiter.limits[${index}]`;
-    const rule = requireObject(where, entry);
-    rejectUnknownKeys(where, rule, ['name', 'key', 'algorithm']);
-    const name = nameOption(`${where}.name`, rule.name);
-    if (seen.has(name))
-      throw new InvalidOptionError(`${where}.name ${show(name)} is used by another rule; names must be unique`);
-    seen.add(name);
-    const key = functionOption<KeyFunction>(`${where}.key`, rule.key);
-    const algorithm = rule.algorithm as Partial<Algorithm> | undefined;
-    if (typeof algorithm !== 'object' || algorithm === null || typeof algorithm.decide !== 'function') {
-      throw new InvalidOptionTypeError(
-        `${where}.algorithm must be made by an algorithm factory such as slidingWindow({ limit, window }), got ${show(rule.algorithm)}`,
-      );
-    }
-    return { name, key, algorithm: algorithm as Algorithm };
-  });
 }

@@ -1,16 +1,57 @@
 import type { Algorithm } from './algorithms/types';
 import type { Decision } from './decision';
+import type { Duration } from './duration';
 import type { KeyContext, KeyFunction } from './keys/context';
 import type { ResilienceOptions } from './resilience/options';
 import type { Store } from './store';
 import type { FloodgateWarning } from './warnings';
+
+/**
+ * A rule's algorithm per request: a plan tier, an override from a config table. It receives the
+ * framework's request (Express `req`, Fastify `request`, Hono `c`). Return the same Algorithm
+ * object for the same tier (or call the factory: it hands back the one it made for equal options,
+ * so options are checked once). A tenant moved to another tier is counted afresh under the new one.
+ */
+export type AlgorithmFunction<Req = unknown> = (req: Req) => Algorithm | Promise<Algorithm>;
+
+/** Whether a request may use the reserve (see the algorithms' `reserve` option). */
+export type Priority = 'critical' | 'normal';
+
+/** Picks a request's priority from the framework's request; anything but `'critical'` is normal. */
+export type PriorityFunction<Req = unknown> = (req: Req) => Priority;
+
+/** Blocks for repeat offenders: each block within `period` of the previous doubles, up to `max`. */
+export interface EscalateOptions {
+  period: Duration;
+  max: Duration;
+}
+
+/**
+ * Local enforcement of a hot key: an instance takes `size` units in one store call and hands them
+ * out itself until they run out or `ttl` passes; what is left goes back to the store.
+ */
+export interface LeaseOptions {
+  size: number;
+  ttl: Duration;
+}
 
 /** One layer of a policy: a name, how to identify the client, and the algorithm that limits it. */
 export interface LimitRule<Req = unknown> {
   /** Appears in keys, headers and `Decision.rule`: 1-64 characters from `[A-Za-z0-9._-]`. */
   name: string;
   key: KeyFunction<Req>;
-  algorithm: Algorithm;
+  /** The algorithm, or a function of the request that picks one (per-tenant limits). */
+  algorithm: Algorithm | AlgorithmFunction<Req>;
+  /** Counted and reported, never enforced: its denials let the request through. Default: the limiter's. */
+  shadow?: boolean;
+  /** This rule's priority function; default: the limiter's. */
+  priority?: PriorityFunction<Req>;
+  /** Once this rule denies a client, it stays denied this long. */
+  blockDuration?: Duration;
+  /** With blockDuration: longer blocks for repeat offenders. */
+  escalate?: EscalateOptions;
+  /** Hand out this rule's units locally, `size` at a time (fixedWindow, tokenBucket, gcra, leakyBucket policing). */
+  lease?: LeaseOptions;
 }
 
 /**
@@ -25,6 +66,10 @@ export interface LimiterOptions<Req = unknown> extends ResilienceOptions<Req> {
   prefix?: string;
   /** The layers; a request passes only if every layer that applies allows it. */
   limits: readonly LimitRule<Req>[];
+  /** Shadow mode for every rule: decisions are counted and reported, never enforced. Default false. */
+  shadow?: boolean;
+  /** Every rule's priority function (a rule's own wins). Default: every request is normal. */
+  priority?: PriorityFunction<Req>;
   /**
    * Time source in epoch ms for a MemoryStore the limiter creates, and for the breaker, the local
    * fallback and the deny cache. Default `Date.now`.
@@ -39,10 +84,25 @@ export interface ConsumeOptions {
   cost?: number;
 }
 
+/** Which rules a control operation applies to: one by name, or (by default) every rule. */
+export interface RuleSelector {
+  rule?: string;
+}
+
 export interface Limiter<Req = unknown> {
   readonly prefix: string;
   readonly store: Store;
   consume(ctx: KeyContext<Req>, options?: ConsumeOptions): Promise<Decision>;
   /** Gives `cost` units back to every layer that applies to the request. */
   refund(ctx: KeyContext<Req>, options?: ConsumeOptions): Promise<void>;
+  /** The Decision a request of `cost` (default 1) would get now, charging nothing. */
+  peek(ctx: KeyContext<Req>, options?: ConsumeOptions): Promise<Decision>;
+  /** Clears the request's keys (every rule, or one): counts, blocks and penalty history. */
+  reset(ctx: KeyContext<Req>, options?: RuleSelector): Promise<void>;
+  /** Denies every request on the request's keys for `duration`, on every instance sharing the store. */
+  block(ctx: KeyContext<Req>, duration: Duration, options?: RuleSelector): Promise<void>;
+  /** Lifts a block (an operator's or a penalty) and forgets the penalty history. */
+  unblock(ctx: KeyContext<Req>, options?: RuleSelector): Promise<void>;
+  /** Gives leased units back to the store; call it before the process exits. */
+  close(): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import { timerOption } from './duration';
 import { LimiterEngine } from './engine';
 import { parseLimiterOptions } from './limiter-options';
 import type { Limiter, LimiterOptions } from './limiter-types';
@@ -33,5 +34,12 @@ export function limiterOf<Req>(engine: LimiterEngine<Req>): Limiter<Req> {
       const calls = charged.get(ctx) ?? (await engine.resolve(ctx, cost));
       await engine.refund(calls, cost);
     },
+    peek: (ctx, peekOptions = {}) => engine.peek(ctx, peekOptions.cost ?? 1),
+    reset: (ctx, selector = {}) => engine.control('reset', ctx, selector.rule),
+    async block(ctx, duration, selector = {}) {
+      await engine.control('block', ctx, selector.rule, timerOption('block.duration', duration));
+    },
+    unblock: (ctx, selector = {}) => engine.control('unblock', ctx, selector.rule),
+    close: () => engine.close(),
   };
 }

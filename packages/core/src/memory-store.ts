@@ -1,10 +1,11 @@
 import { DEFAULTS } from './defaults';
 import { LRUCache } from 'lru-cache';
-import { ttlOf } from './algorithms/types';
+import { consumeLayers, peekLayers } from './layer-decisions';
 import { checkedClock } from './clock';
 import { consoleWarning, onceWarner } from './warnings';
 import type { Outcome } from './algorithms/types';
 import { integerOption, functionOption, rejectUnknownKeys, requireObject } from './validate';
+import type { LayerStates } from './layer-decisions';
 import type { LayerCall, LayerOutcome, Store } from './store';
 
 export interface MemoryStoreOptions {
@@ -28,6 +29,11 @@ export class MemoryStore implements Store {
   readonly #now: () => number;
   // States are objects or arrays (never undefined), so they are stored as they are.
   readonly #entries: LRUCache<string, object>;
+  /** When each blocked key's block ends (epoch ms). */
+  readonly #blocks: LRUCache<string, number>;
+  /** Penalties in a row per key, each remembered for its penalty's period. */
+  readonly #strikes: LRUCache<string, { count: number; at: number }>;
+  readonly #states: LayerStates;
 
   constructor(options: MemoryStoreOptions = {}) {
     const raw = requireObject('MemoryStore', options);
@@ -46,6 +52,21 @@ export class MemoryStore implements Store {
       ttlResolution: 0,
       perf: { now: () => clock() },
     });
+    const bounded = { maxSize: this.maxKeys, sizeCalculation: () => 1, ttlResolution: 0, perf: { now: () => clock() } };
+    this.#blocks = new LRUCache(bounded);
+    this.#strikes = new LRUCache(bounded);
+    const entries = this.#entries;
+    const blocks = this.#blocks;
+    const strikes = this.#strikes;
+    this.#states = {
+      state: (key) => entries.get(key),
+      setState: (key, state, ttl) => entries.set(key, state, { ttl }),
+      // Most stores never block a key: skip the lookup while none is.
+      blockedUntil: (key) => (blocks.size === 0 ? undefined : blocks.get(key)),
+      block: (key, until, ttl) => blocks.set(key, until, { ttl }),
+      strikes: (key) => strikes.get(key),
+      setStrikes: (key, count, at, ttl) => strikes.set(key, { count, at }, { ttl }),
+    };
   }
 
   /** Number of keys held right now (expired ones may still count until touched). */
@@ -59,30 +80,17 @@ export class MemoryStore implements Store {
 
   /** The synchronous core of `consume`, for callers that must not yield (the limiter, the local fallback). */
   consumeNow(calls: readonly LayerCall[], requestId: string): Outcome<unknown>[] {
-    const now = this.#now();
-    const entries = this.#entries;
-    const decided: Outcome<unknown>[] = new Array(calls.length);
-    let allowed = true;
-    for (let i = 0; i < calls.length; i++) {
-      const call = calls[i] as LayerCall;
-      const outcome = call.algorithm.decide(entries.get(call.key), now, call.cost, requestId);
-      if (!outcome.allowed) allowed = false;
-      decided[i] = outcome;
-    }
-    for (let i = 0; i < calls.length; i++) {
-      const call = calls[i] as LayerCall;
-      if (!allowed) {
-        // A layer that would have allowed is not charged when another denies: report its uncharged numbers.
-        if ((decided[i] as Outcome<unknown>).allowed) {
-          decided[i] = call.algorithm.decide(entries.get(call.key), now, 0, requestId);
-        }
-        continue;
-      }
-      const outcome = decided[i] as Outcome<unknown>;
-      if (outcome.state !== undefined) entries.set(call.key, outcome.state as object, { ttl: ttlOf(outcome, now) });
-    }
     // The outcomes still carry the state (no copy per request); callers read only the LayerOutcome fields.
-    return decided;
+    return consumeLayers(this.#states, calls, requestId, this.#now());
+  }
+
+  async peek(calls: readonly LayerCall[], requestId: string): Promise<LayerOutcome[]> {
+    return this.peekNow(calls, requestId).map(({ state: _state, ...outcome }) => outcome);
+  }
+
+  /** The synchronous core of `peek`. */
+  peekNow(calls: readonly LayerCall[], requestId: string): Outcome<unknown>[] {
+    return peekLayers(this.#states, calls, requestId, this.#now());
   }
 
   async refund(calls: readonly LayerCall[], requestId: string): Promise<void> {
@@ -96,8 +104,30 @@ export class MemoryStore implements Store {
     }
   }
 
+  async reset(calls: readonly LayerCall[]): Promise<void> {
+    for (const { key } of calls) {
+      this.#entries.delete(key);
+      this.#blocks.delete(key);
+      this.#strikes.delete(key);
+    }
+  }
+
+  async block(calls: readonly LayerCall[], duration: number): Promise<void> {
+    const now = this.#now();
+    for (const { key } of calls) this.#blocks.set(key, now + duration, { ttl: Math.max(1, duration) });
+  }
+
+  async unblock(calls: readonly LayerCall[]): Promise<void> {
+    for (const { key } of calls) {
+      this.#blocks.delete(key);
+      this.#strikes.delete(key);
+    }
+  }
+
   /** Forgets every key. */
   clear(): void {
     this.#entries.clear();
+    this.#blocks.clear();
+    this.#strikes.clear();
   }
 }

@@ -63,7 +63,7 @@ export function buildProblem(decision: Decision, status = 429): ProblemDetails {
     status,
     detail: `Too many requests; try again in ${wait}.`,
     retryAfter,
-    'violated-policies': decision.results.filter((layer) => !layer.allowed).map((layer) => layer.rule),
+    'violated-policies': decision.results.filter((layer) => !layer.allowed && !layer.shadow).map((layer) => layer.rule),
   };
 }
 

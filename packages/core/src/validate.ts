@@ -67,3 +67,8 @@ export function nameOption(name: string, value: unknown): string {
   }
   return value;
 }
+
+export function booleanOption(name: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') throw new InvalidOptionTypeError(`${name} must be true or false, got ${show(value)}`);
+  return value;
+}

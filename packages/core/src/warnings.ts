@@ -18,6 +18,8 @@ export const WarningCode = {
   badClock: 'WARN_FLOODGATE_BAD_CLOCK',
   connInfoHeader: 'WARN_FLOODGATE_CONN_INFO_HEADER',
   hookFailed: 'WARN_FLOODGATE_HOOK_FAILED',
+  algorithmFunctionFailed: 'WARN_FLOODGATE_ALGORITHM_FUNCTION_FAILED',
+  priorityFailed: 'WARN_FLOODGATE_PRIORITY_FAILED',
 } as const;
 
 /**

@@ -2,17 +2,26 @@ import {
   ABORTED,
   closedStatus,
   closeSignal,
+  controlsOf,
   Denial,
   describeTrust,
   Gate,
   isThenable,
   nodeHeader,
   parseHttpOptions,
+  statusReport,
   TurnQueue,
 } from '@floodgate/core/http';
+import { InvalidOptionTypeError } from '@floodgate/core';
 import type { Decision, RateLimitInfo } from '@floodgate/core';
-import type { GateResult, HttpDriver, HttpLimitOptions, LimiterDecision } from '@floodgate/core/http';
-import type { NextFunction, Request, Response } from 'express';
+import type {
+  GateResult,
+  HttpDriver,
+  HttpLimitOptions,
+  LimiterDecision,
+  RateLimitControls,
+} from '@floodgate/core/http';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 declare global {
   namespace Express {
@@ -41,13 +50,28 @@ const expressDriver: HttpDriver<Request, Response> = {
 };
 
 /**
+ * The middleware, which also carries its limiter's controls for a request: `peek(req)`,
+ * `reset(req)`, `block(req, duration)`, `unblock(req)` and `limiter`.
+ */
+export type RateLimitMiddleware = ((req: Request, res: Response, next: NextFunction) => void) &
+  RateLimitControls<Request>;
+
+/** Each middleware's gate and how it answers a denial, for rateLimitStatus. */
+const gates = new WeakMap<
+  object,
+  { gate: Gate<Request, Response>; deny: (denial: Denial, req: Request, res: Response, next: NextFunction) => void }
+>();
+
+/**
  * Express middleware (Express 4 and 5). Options are validated here, once; the returned handler
  * never throws: a limiter failure follows `failMode`.
  *
  * @example
- * app.use(rateLimit({ limit: 100, window: '1m' }));
+ * const limiter = rateLimit({ limit: 100, window: '1m' });
+ * app.use(limiter);
+ * app.post('/login/verified', (req, res) => limiter.reset(req).then(() => res.sendStatus(204)));
  */
-export function rateLimit(options: RateLimitOptions) {
+export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
   const config = parseHttpOptions<Request, Response, RateLimitHandler>('rateLimit', options);
   const gate = new Gate(config, expressDriver);
 
@@ -97,8 +121,35 @@ export function rateLimit(options: RateLimitOptions) {
   };
   const turn = new TurnQueue(decide);
 
-  return function rateLimit(req: Request, res: Response, next: NextFunction): void {
+  const middleware = function rateLimit(req: Request, res: Response, next: NextFunction): void {
     if (turn.batching) turn.push(req, res, next);
     else decide(req, res, next);
+  };
+  gates.set(middleware, { gate, deny });
+  return Object.assign(middleware, controlsOf(gate));
+}
+
+/**
+ * A route handler answering the caller's standing under every rule of `middleware`, as GitHub's
+ * `/rate_limit` does: `{ resources: { <rule>: { limit, remaining, used, reset } } }` (reset in
+ * epoch seconds) with the usual headers. It charges nothing; mount it before the middleware so a
+ * client that is limited can still ask (behind it, the unit the middleware charged is given back).
+ *
+ * @example
+ * app.get('/rate_limit', rateLimitStatus(limiter));
+ * app.use(limiter);
+ */
+export function rateLimitStatus(middleware: RateLimitMiddleware): RequestHandler {
+  const owner = gates.get(middleware);
+  if (owner === undefined) {
+    throw new InvalidOptionTypeError('rateLimitStatus needs a middleware made by rateLimit(), got something else');
+  }
+  const { gate, deny } = owner;
+  return (req, res, next) => {
+    statusReport(gate, req, res, req.rateLimit).then((report) => {
+      req.rateLimit = undefined;
+      if (report instanceof Denial) deny(report, req, res, next);
+      else res.set('Cache-Control', 'no-store').json(report);
+    }, next);
   };
 }

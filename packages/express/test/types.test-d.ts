@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import { byUser, layered, rateLimit, slidingWindow, tokenBucket } from '../src/index';
+import { byUser, layered, rateLimit, rateLimitStatus, slidingWindow, tokenBucket } from '../src/index';
 import type { RateLimitInfo, RateLimitOptions } from '../src/index';
 import type { Request, RequestHandler } from 'express';
 
@@ -10,7 +10,11 @@ describe('@floodgate/express types', () => {
   });
 
   it('returns middleware Express accepts', () => {
-    expectTypeOf(rateLimit({ limit: 100, window: '1m' })).toMatchTypeOf<RequestHandler>();
+    const limiter = rateLimit({ limit: 100, window: '1m' });
+    expectTypeOf(limiter).toMatchTypeOf<RequestHandler>();
+    expectTypeOf(limiter.peek).parameter(0).toEqualTypeOf<Request>();
+    expectTypeOf(limiter.block).returns.toEqualTypeOf<Promise<void>>();
+    expectTypeOf(rateLimitStatus(limiter)).toMatchTypeOf<RequestHandler>();
   });
 
   it("hands Express' req to the user layer, byUser and the option callbacks", () => {

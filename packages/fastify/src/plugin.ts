@@ -2,6 +2,7 @@ import {
   ABORTED,
   closedStatus,
   closeSignal,
+  controlsOf,
   Denial,
   describeTrust,
   Gate,
@@ -9,6 +10,7 @@ import {
   routeOverride,
   nodeHeader,
   parseHttpOptions,
+  statusReport,
   TurnQueue,
 } from '@floodgate/core/http';
 import fp from 'fastify-plugin';
@@ -19,7 +21,9 @@ import type {
   HttpDriver,
   HttpLimitOptions,
   ProxyTrust,
+  RateLimitControls,
   SharedCounters,
+  StatusReport,
 } from '@floodgate/core/http';
 import type {
   FastifyInstance,
@@ -38,7 +42,21 @@ export type FloodgateOptions = HttpLimitOptions<FastifyRequest, FastifyReply, Fl
 /** A route's `config.rateLimit`: overrides the plugin's options (own layers get their own prefix). */
 export type FloodgateRouteOptions = Partial<FloodgateOptions>;
 
+/** `fastify.floodgate`: the plugin's limiter and its controls for a request. */
+export interface FloodgateControls extends RateLimitControls<FastifyRequest> {
+  /**
+   * A route handler answering the caller's standing under every rule, as GitHub's `/rate_limit`
+   * does: `{ resources: { <rule>: { limit, remaining, used, reset } } }` (reset in epoch seconds),
+   * with the usual headers. A route it handles is never limited by the plugin.
+   */
+  status(request: FastifyRequest, reply: FastifyReply): Promise<StatusReport | FastifyReply>;
+}
+
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** The plugin's limiter and its controls (peek, reset, block, unblock, status). */
+    floodgate: FloodgateControls;
+  }
   interface FastifyRequest {
     /** The rate-limit decision for this request, with `refund(n)`; undefined when skipped. */
     rateLimit: RateLimitInfo | undefined;
@@ -86,6 +104,9 @@ function fastifyDriver(setting: TrustSetting): HttpDriver<FastifyRequest, Fastif
 interface GateHook {
   hook: onRequestHookHandler;
   engine: HttpConfig<FastifyRequest>['engine'];
+  gate: Gate<FastifyRequest, FastifyReply>;
+  /** Answers a denial outside the hook (the status route's refusal). */
+  deny(denial: Denial, request: FastifyRequest, reply: FastifyReply): void;
 }
 
 function gateHook(
@@ -147,6 +168,11 @@ function gateHook(
       else decide(request, reply, done);
     },
     engine: config.engine,
+    gate,
+    deny: (denial, request, reply) =>
+      deny(denial, request, reply, (error?: Error) => {
+        if (error !== undefined) reply.send(error);
+      }),
   };
 }
 
@@ -155,10 +181,25 @@ async function plugin(fastify: FastifyInstance, options: FloodgateOptions): Prom
   const app = gateHook(options, 'floodgate', driver);
   // One gate per route options object: the HEAD route Fastify adds shares its GET route's counters.
   const routeHooks = new WeakMap<object, onRequestHookHandler>();
+  const controls: FloodgateControls = {
+    ...controlsOf(app.gate),
+    async status(request, reply) {
+      const report = await statusReport(app.gate, request, reply, request.rateLimit);
+      if (report instanceof Denial) {
+        app.deny(report, request, reply);
+        return reply;
+      }
+      reply.header('cache-control', 'no-store');
+      return report;
+    },
+  };
+  fastify.decorate('floodgate', controls);
   fastify.decorateRequest('rateLimit', undefined);
+  // Closing the app gives leased units back to the store.
+  fastify.addHook('onClose', () => app.engine.close());
   fastify.addHook('onRoute', (route) => {
     const own = route.config?.rateLimit;
-    if (own === false) return;
+    if (own === false || route.handler === controls.status) return;
     const where = `config.rateLimit of ${route.method} ${route.url}`;
     let hook = own === undefined ? app.hook : routeHooks.get(own);
     if (hook === undefined) {

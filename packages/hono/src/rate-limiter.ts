@@ -1,14 +1,17 @@
 import {
   ABORTED,
   closedStatus,
+  controlsOf,
   Denial,
   Gate,
   isThenable,
   nodeHeader,
   parseHttpOptions,
   parsePeerOptions,
+  statusReport,
   TurnQueue,
 } from '@floodgate/core/http';
+import { InvalidOptionTypeError } from '@floodgate/core';
 import type { Decision, RateLimitInfo } from '@floodgate/core';
 import type {
   ConnInfoLike,
@@ -18,9 +21,10 @@ import type {
   LimiterDecision,
   NodeHeaders,
   NodeResponse,
+  RateLimitControls,
   TrustProxy,
 } from '@floodgate/core/http';
-import type { Context, MiddlewareHandler, Next } from 'hono';
+import type { Context, Handler, MiddlewareHandler, Next } from 'hono';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -59,12 +63,26 @@ function header(c: Context, name: string): string | undefined {
 }
 
 /**
+ * The middleware, which also carries its limiter's controls for a request: `peek(c)`, `reset(c)`,
+ * `block(c, duration)`, `unblock(c)` and `limiter`.
+ */
+export type RateLimiterMiddleware = MiddlewareHandler & RateLimitControls<Context>;
+
+/** Each middleware's gate and how it answers a denial, for rateLimitStatus. */
+const gates = new WeakMap<
+  object,
+  { gate: Gate<Context, Context>; deny: (denial: Denial, c: Context) => Promise<Response> }
+>();
+
+/**
  * Hono middleware; edge-safe (no Node-only import). Options are validated here, once.
  *
  * @example
- * app.use(rateLimiter({ limit: 100, window: '1m', getConnInfo }));
+ * const limiter = rateLimiter({ limit: 100, window: '1m', getConnInfo });
+ * app.use(limiter);
+ * app.post('/captcha/passed', async (c) => { await limiter.reset(c); return c.body(null, 204); });
  */
-export function rateLimiter(options: RateLimiterOptions): MiddlewareHandler {
+export function rateLimiter(options: RateLimiterOptions): RateLimiterMiddleware {
   const config = parseHttpOptions<Context, Context, RateLimiterHandler>('rateLimiter', options, [
     'getConnInfo',
     'trustProxy',
@@ -132,8 +150,37 @@ export function rateLimiter(options: RateLimiterOptions): MiddlewareHandler {
     settle(decide(c, next)),
   );
 
-  return function rateLimiter(c, next) {
-    if (!turn.batching) return decide(c, next);
+  const middleware: MiddlewareHandler = function rateLimiter(c, next) {
+    // Only on @hono/node-server: in workerd (even with nodejs_compat's setImmediate) a promise
+    // settled from another request's context is cancelled as hung.
+    if (!turn.batching || nodeRequest(c) === undefined) return decide(c, next);
     return new Promise((resolve) => turn.push(c, next, resolve));
+  };
+  gates.set(middleware, { gate, deny });
+  return Object.assign(middleware, controlsOf(gate));
+}
+
+/**
+ * A handler answering the caller's standing under every rule of `middleware`, as GitHub's
+ * `/rate_limit` does: `{ resources: { <rule>: { limit, remaining, used, reset } } }` (reset in
+ * epoch seconds) with the usual headers. It charges nothing; register it before the middleware
+ * so a client that is limited can still ask (behind it, the unit the middleware charged is given back).
+ *
+ * @example
+ * app.get('/rate_limit', rateLimitStatus(limiter));
+ * app.use(limiter);
+ */
+export function rateLimitStatus(middleware: RateLimiterMiddleware): Handler {
+  const owner = gates.get(middleware);
+  if (owner === undefined) {
+    throw new InvalidOptionTypeError('rateLimitStatus needs a middleware made by rateLimiter(), got something else');
+  }
+  const { gate, deny } = owner;
+  return async (c) => {
+    const report = await statusReport(gate, c, c, c.get('rateLimit'));
+    c.set('rateLimit', undefined);
+    if (report instanceof Denial) return deny(report, c);
+    c.header('Cache-Control', 'no-store');
+    return c.json(report);
   };
 }

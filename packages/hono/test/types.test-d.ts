@@ -1,8 +1,8 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { Hono } from 'hono';
-import { byUser, layered, rateLimiter, slidingWindow, tokenBucket } from '../src/index';
+import { byUser, layered, rateLimiter, rateLimitStatus, slidingWindow, tokenBucket } from '../src/index';
 import type { RateLimitInfo, RateLimiterOptions } from '../src/index';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, Handler, MiddlewareHandler } from 'hono';
 
 describe('@floodgate/hono types', () => {
   it("adds c.get('rateLimit'): the decision, or undefined when skipped", () => {
@@ -13,8 +13,12 @@ describe('@floodgate/hono types', () => {
     });
   });
 
-  it('returns a Hono middleware', () => {
-    expectTypeOf(rateLimiter({ limit: 100, window: '1m' })).toEqualTypeOf<MiddlewareHandler>();
+  it('returns a Hono middleware that carries its controls', () => {
+    const limiter = rateLimiter({ limit: 100, window: '1m' });
+    expectTypeOf(limiter).toMatchTypeOf<MiddlewareHandler>();
+    expectTypeOf(limiter.peek).parameter(0).toEqualTypeOf<Context>();
+    expectTypeOf(limiter.reset).returns.toEqualTypeOf<Promise<void>>();
+    expectTypeOf(rateLimitStatus(limiter)).toMatchTypeOf<Handler>();
   });
 
   it("hands Hono's c to the user layer, byUser and the option callbacks", () => {

@@ -1,20 +1,42 @@
 import { InvalidCostError, InvalidOptionError, InvalidOptionTypeError, StoreError } from '@floodgate/core';
-import { show } from '@floodgate/core/store';
+import { show, usableLimit } from '@floodgate/core/store';
 import { LUA_ALGORITHMS } from './generated/lua';
 import type { Algorithm } from '@floodgate/core';
-import type { LayerCall, LayerOutcome } from '@floodgate/core/store';
+import type { LayerCall, LayerOutcome, Penalty } from '@floodgate/core/store';
 
-/** One layer ready for the wire: its full key, its algorithm's kind and params, and the cost. */
+/**
+ * One layer ready for the wire: its full key, its algorithm's kind and params, the cost, and what
+ * its rule asks (flags: 1 shadow, 2 critical; the penalty as base, period, max in ms).
+ */
 export interface WireLayer {
   key: string;
   kind: string;
+  /** The quota the request may use: the algorithm's limit, without the reserve unless critical. */
+  limit: number;
   cost: number;
   params: readonly number[];
+  shadow: boolean;
+  flags: number;
+  penalty: readonly [number, number, number] | undefined;
+  /** Where the key's strikes are counted, for a layer with a penalty and every layer of a reset or unblock. */
+  strikes: string | undefined;
 }
 
-/** One request of a script call: consume or refund, under its request id. */
+/** What a request asks of its layers; see lua/composer.lua for each. */
+export type WireOp = 'consume' | 'refund' | 'peek' | 'reset' | 'block' | 'unblock';
+
+const OP_LETTERS: Record<WireOp, string> = {
+  consume: 'c',
+  refund: 'r',
+  peek: 'p',
+  reset: 'x',
+  block: 'b',
+  unblock: 'u',
+};
+
+/** One request of a script call, under its request id. For `block`, each layer's cost is the block's length in ms. */
 export interface WireRequest {
-  op: 'consume' | 'refund';
+  op: WireOp;
   id: string;
   layers: readonly WireLayer[];
 }
@@ -26,7 +48,7 @@ export type WireAnswer = { ok: true; outcomes: LayerOutcome[]; reset: boolean } 
  * Checks every number in TypeScript before it reaches Lua: a NaN compares false there and would
  * silently allow, and anything past 2^53 is no longer an exact integer in a Lua double.
  */
-export function toWireLayer(call: LayerCall, prefix: string): WireLayer {
+export function toWireLayer(call: LayerCall, prefix: string, op: WireOp = 'consume'): WireLayer {
   const { key, algorithm, cost } = call;
   if (typeof key !== 'string' || key === '') {
     throw new InvalidOptionTypeError(`RedisStore: a layer key must be a non-empty string, got ${show(key)}`);
@@ -35,7 +57,25 @@ export function toWireLayer(call: LayerCall, prefix: string): WireLayer {
     throw new InvalidCostError(`cost must be an integer >= 0, got ${show(cost)}`);
   }
   checkAlgorithm(algorithm);
-  return { key: prefix + key, kind: algorithm.kind, cost, params: algorithm.params };
+  const shadow = call.shadow === true;
+  const flags = (shadow ? 1 : 0) + (call.critical === true ? 2 : 0);
+  const penalty = call.penalty === undefined ? undefined : penaltyArgs(call.penalty);
+  const critical = call.critical === true;
+  const limit = usableLimit(algorithm, critical);
+  const full = prefix + key;
+  const strikes = penalty !== undefined || op === 'reset' || op === 'unblock' ? strikesKey(full) : undefined;
+  return { key: full, kind: algorithm.kind, limit, cost, params: algorithm.params, shadow, flags, penalty, strikes };
+}
+
+function penaltyArgs(penalty: Penalty): [number, number, number] {
+  const { duration, period, max } = penalty;
+  const valid = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
+  if (!valid(duration) || duration < 1 || !valid(period) || !valid(max) || max < duration) {
+    throw new InvalidOptionError(
+      `RedisStore: a penalty must be whole ms with 1 <= duration <= max, got ${show(penalty)}`,
+    );
+  }
+  return [duration, period, max];
 }
 
 function checkAlgorithm(algorithm: Algorithm): void {
@@ -71,25 +111,31 @@ export function scriptCall(
   requests: readonly WireRequest[],
 ): { keys: string[]; args: (string | number)[] } {
   const keys: string[] = [];
-  // Each distinct algorithm is sent once, as a spec; layers name it by number.
-  const specs = new Map<readonly number[], number>();
+  // Each distinct spec (algorithm, flags, penalty) is sent once; layers name it by number. The
+  // usual layer (no flags, no penalty) is known by its params array, without building a string.
+  const specs = new Map<unknown, number>();
   const specArgs: (string | number)[] = [];
   const requestArgs: (string | number)[] = [];
   for (const request of requests) {
     if (typeof request.id !== 'string') {
       throw new InvalidOptionTypeError(`RedisStore: requestId must be a string, got ${show(request.id)}`);
     }
-    const n = request.layers.length;
-    requestArgs.push(request.op === 'refund' ? -n : n, request.id);
+    requestArgs.push(OP_LETTERS[request.op], request.id, request.layers.length);
     for (const layer of request.layers) {
-      let spec = specs.get(layer.params);
+      const { flags, penalty } = layer;
+      const identity =
+        flags === 0 && penalty === undefined ? layer.params : `${layer.kind}|${layer.params}|${flags}|${penalty}`;
+      let spec = specs.get(identity);
       if (spec === undefined) {
         spec = specs.size + 1;
-        specs.set(layer.params, spec);
-        specArgs.push(layer.kind);
+        specs.set(identity, spec);
+        specArgs.push(layer.kind, flags);
+        if (penalty === undefined) specArgs.push(0, 0, 0);
+        else specArgs.push(penalty[0], penalty[1], penalty[2]);
         for (const param of layer.params) specArgs.push(param);
       }
       keys.push(layer.key);
+      if (layer.strikes !== undefined) keys.push(layer.strikes);
       requestArgs.push(spec, layer.cost);
     }
   }
@@ -101,7 +147,7 @@ export function scriptCall(
 
 /**
  * `{ now, then per request: status and 3 integers per layer, or -1 and a message }`, checked for
- * shape; one answer per request, in order. A layer's limit is its first param.
+ * shape; one answer per request, in order.
  */
 export function parseReply(reply: unknown, requests: readonly WireRequest[]): { now: number; answers: WireAnswer[] } {
   if (!Array.isArray(reply) || reply.length < 1) throw unexpected(`expected an array, got ${show(reply)}`);
@@ -124,14 +170,14 @@ export function parseReply(reply: unknown, requests: readonly WireRequest[]): { 
       const wait = integer(reply[base + 2]);
       outcomes[i] = {
         allowed: wait >= 0,
-        limit: (layers[i] as WireLayer).params[0] as number,
+        limit: (layers[i] as WireLayer).limit,
         remaining: integer(reply[base]),
         resetAt: integer(reply[base + 1]),
         retryAfter: wait >= 0 ? 0 : -wait - 1,
         delay: Math.max(wait, 0),
       };
     }
-    if (((status & 1) === 1) !== outcomes.every((outcome) => outcome.allowed)) {
+    if (((status & 1) === 1) !== enforcedAllow(layers, outcomes)) {
       throw unexpected(`request status ${status} disagrees with its layers`);
     }
     answers[r] = { ok: true, outcomes, reset: status >= 2 };
@@ -140,6 +186,28 @@ export function parseReply(reply: unknown, requests: readonly WireRequest[]): { 
   if (at !== reply.length) throw unexpected(`expected ${at} values, got ${reply.length}`);
   return { now, answers };
 }
+/**
+ * Where a key's strikes are counted: beside it, on the same Cluster slot. A key with a hash tag
+ * keeps it (`fg:ip:fw.x:{a}!p`); a key without braces becomes the tag (`{key}!p`).
+ */
+export function strikesKey(key: string): string {
+  const open = key.indexOf('{');
+  const close = open === -1 ? -1 : key.indexOf('}', open + 1);
+  if (close > open + 1) return `${key}!p`;
+  if (open === -1 && !key.includes('}')) return `{${key}}!p`;
+  throw new InvalidOptionError(
+    `RedisStore: a penalty, reset or unblock needs a layer key with a hash tag, or no braces at all, got ${show(key)}`,
+  );
+}
+
+/** True when every layer that is not a shadow allows: the request passes. */
+export function enforcedAllow(layers: readonly WireLayer[], outcomes: readonly LayerOutcome[]): boolean {
+  for (let i = 0; i < outcomes.length; i++) {
+    if (!(outcomes[i] as LayerOutcome).allowed && !(layers[i] as WireLayer).shadow) return false;
+  }
+  return true;
+}
+
 function integer(value: unknown): number {
   if (!Number.isSafeInteger(value)) throw unexpected(`${show(value)} is not a safe integer`);
   return value as number;

@@ -1,8 +1,8 @@
-import { StoreError } from '@floodgate/core';
-import { withDeadline } from '@floodgate/core/store';
+import { InvalidOptionError, StoreError } from '@floodgate/core';
+import { show, withDeadline } from '@floodgate/core/store';
 import { Batcher } from './batcher';
 import { parseRedisStoreOptions } from './options';
-import { nowArgument, parseReply, scriptCall, toWireLayer } from './protocol';
+import { enforcedAllow, nowArgument, parseReply, scriptCall, toWireLayer } from './protocol';
 import { evalRunner, functionRunner } from './script-runner';
 import { refusedTime } from './server-time';
 import { groupBySlot, masterOf } from './slots';
@@ -16,7 +16,7 @@ import {
 import type { LayerCall, LayerOutcome, PartitionedStore } from '@floodgate/core/store';
 import type { Queued } from './batcher';
 import type { RedisStoreClock, RedisStoreConfig, RedisStoreOptions, RedisStoreScripts } from './options';
-import type { WireAnswer, WireLayer, WireRequest } from './protocol';
+import type { WireAnswer, WireLayer, WireOp, WireRequest } from './protocol';
 import type { ScriptRunner } from './script-runner';
 
 /**
@@ -61,6 +61,33 @@ export class RedisStore implements PartitionedStore {
     await this.#submit('refund', calls, requestId);
   }
 
+  /** Each layer's outcome now, at its cost, as consume would answer: only reads (no write, no TTL change). */
+  peek(calls: readonly LayerCall[], requestId: string): Promise<LayerOutcome[]> {
+    return this.#submit('peek', calls, requestId);
+  }
+
+  /** Deletes the layers' keys (state and block) and their penalty history. */
+  async reset(calls: readonly LayerCall[]): Promise<void> {
+    await this.#submit('reset', calls, '');
+  }
+
+  /** Blocks the layers' keys for `duration` ms, on every instance that shares this Redis. */
+  async block(calls: readonly LayerCall[], duration: number): Promise<void> {
+    if (!Number.isSafeInteger(duration) || duration < 1) {
+      throw new InvalidOptionError(`RedisStore.block: duration must be whole ms >= 1, got ${show(duration)}`);
+    }
+    await this.#submit(
+      'block',
+      calls.map((call) => ({ ...call, cost: duration })),
+      '',
+    );
+  }
+
+  /** Lifts the layers' blocks and forgets their penalty history. */
+  async unblock(calls: readonly LayerCall[]): Promise<void> {
+    await this.#submit('unblock', calls, '');
+  }
+
   /**
    * Reads Redis' `maxmemory-policy` once (on the first successful consume, or when called) and
    * warns once, with code WARN_FLOODGATE_EVICTION_POLICY, when it is not `noeviction`. Resolves to
@@ -82,10 +109,10 @@ export class RedisStore implements PartitionedStore {
     return this.#config.cluster ? masterOf(this.#config.client, this.prefix + key) : '';
   }
 
-  #submit(op: 'consume' | 'refund', calls: readonly LayerCall[], id: string): Promise<LayerOutcome[]> {
+  #submit(op: WireOp, calls: readonly LayerCall[], id: string): Promise<LayerOutcome[]> {
     let layers: WireLayer[];
     try {
-      layers = calls.map((call) => toWireLayer(call, this.prefix));
+      layers = calls.map((call) => toWireLayer(call, this.prefix, op));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -93,9 +120,7 @@ export class RedisStore implements PartitionedStore {
     if (this.#batcher !== undefined) return this.#batcher.submit({ op, id, layers });
     const groups = groupBySlot(layers.map((layer) => layer.key));
     if (groups.length === 1) return this.#runOne({ op, id, layers });
-    return op === 'consume'
-      ? this.#consumeAcrossSlots(layers, groups, id)
-      : this.#refundAcrossSlots(layers, groups, id);
+    return op === 'consume' ? this.#consumeAcrossSlots(layers, groups, id) : this.#eachSlot(op, layers, groups, id);
   }
 
   /** One script call for a batch of requests; each settles with its own answer. */
@@ -171,8 +196,8 @@ export class RedisStore implements PartitionedStore {
     const settled = await Promise.allSettled(
       groups.map((group) => this.#runOne({ op: 'consume', id, layers: pick(layers, group) })),
     );
-    const charged = (result: PromiseSettledResult<LayerOutcome[]>) =>
-      result.status === 'fulfilled' && result.value.every((outcome) => outcome.allowed);
+    const charged = (result: PromiseSettledResult<LayerOutcome[]>, g: number) =>
+      result.status === 'fulfilled' && enforcedAllow(pick(layers, groups[g] ?? []), result.value);
     const results = settled.every(charged) ? settled : await this.#refundCharged(layers, groups, settled, id);
     const outcomes: LayerOutcome[] = new Array(layers.length);
     for (const [g, result] of results.entries()) {
@@ -182,9 +207,14 @@ export class RedisStore implements PartitionedStore {
     return outcomes;
   }
 
-  async #refundAcrossSlots(layers: WireLayer[], groups: number[][], id: string): Promise<LayerOutcome[]> {
-    await Promise.all(groups.map((group) => this.#runOne({ op: 'refund', id, layers: pick(layers, group) })));
-    return [];
+  /** Cluster, any operation but consume: one call per slot in parallel; the outcomes in the layers' order. */
+  async #eachSlot(op: WireOp, layers: WireLayer[], groups: number[][], id: string): Promise<LayerOutcome[]> {
+    const results = await Promise.all(groups.map((group) => this.#runOne({ op, id, layers: pick(layers, group) })));
+    const outcomes: LayerOutcome[] = new Array(layers.length);
+    for (const [g, result] of results.entries()) {
+      for (const [j, index] of (groups[g] as number[]).entries()) outcomes[index] = result[j] as LayerOutcome;
+    }
+    return outcomes;
   }
 
   /**
@@ -199,9 +229,17 @@ export class RedisStore implements PartitionedStore {
   ): Promise<PromiseSettledResult<LayerOutcome[]>[]> {
     return Promise.all(
       settled.map(async (result, g) => {
-        if (result.status === 'rejected' || !result.value.every((outcome) => outcome.allowed)) return result;
+        const group = pick(layers, groups[g] ?? []);
+        if (result.status === 'rejected' || !enforcedAllow(group, result.value)) return result;
         try {
-          const value = await this.#runOne({ op: 'refund', id, layers: pick(layers, groups[g] ?? []) });
+          // Only what was charged goes back (a shadow layer that denied was not); the reply gives
+          // every layer's numbers after the refund.
+          const charged = group.map((layer, j) =>
+            (result.value[j] as LayerOutcome).allowed ? layer : uncharged(layer),
+          );
+          const after = await this.#runOne({ op: 'refund', id, layers: charged });
+          // A shadow layer that denied keeps its denial: the refund reply decides it at cost 0.
+          const value = result.value.map((outcome, j) => (outcome.allowed ? (after[j] as LayerOutcome) : outcome));
           return { status: 'fulfilled', value };
         } catch {
           return result;
@@ -214,6 +252,11 @@ export class RedisStore implements PartitionedStore {
 function settle(queued: Queued, answer: WireAnswer): void {
   if (answer.ok) queued.resolve(answer.outcomes);
   else queued.reject(answer.error);
+}
+
+/** The layer at cost 0: its numbers without a charge. */
+function uncharged(layer: WireLayer): WireLayer {
+  return { ...layer, cost: 0 };
 }
 
 function pick(layers: readonly WireLayer[], group: readonly number[]): WireLayer[] {

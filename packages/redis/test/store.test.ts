@@ -79,13 +79,35 @@ describe('reply shape', () => {
     const request = {
       op: 'consume' as const,
       id: '',
-      layers: [{ key: 'k', kind: 'fixedWindow', cost: 1, params: [2, 1000] }],
+      layers: [
+        {
+          key: 'k',
+          kind: 'fixedWindow',
+          cost: 1,
+          limit: 2,
+          params: [2, 1000, 0],
+          shadow: false,
+          flags: 0,
+          penalty: undefined,
+          strikes: undefined,
+        },
+      ],
     };
     expect(() => parseReply(reply, [request])).toThrow(StoreError);
   });
 
   it('gives a request that failed inside the script its own error, and the others their numbers', () => {
-    const layer = { key: 'k', kind: 'fixedWindow', cost: 1, params: [2, 1000] };
+    const layer = {
+      key: 'k',
+      kind: 'fixedWindow',
+      cost: 1,
+      limit: 2,
+      params: [2, 1000, 0],
+      shadow: false,
+      flags: 0,
+      penalty: undefined,
+      strikes: undefined,
+    };
     const request = { op: 'consume' as const, id: '', layers: [layer] };
     const { answers } = parseReply([5, -1, 'ERR boom', 0, 0, 10, -31], [request, request]);
     expect(answers[0]).toMatchObject({ ok: false, error: { message: 'Redis consume failed: ERR boom' } });

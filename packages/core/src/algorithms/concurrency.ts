@@ -1,5 +1,6 @@
 import { windowOption } from '../duration';
 import { integerOption, rejectUnknownKeys, requireObject } from '../validate';
+import { remembered } from './memo';
 import type { Duration } from '../duration';
 import type { Algorithm, Outcome } from './types';
 
@@ -33,6 +34,10 @@ const membersOf = (id: string, cost: number) => Array.from({ length: cost }, (_,
  * @example concurrency({ max: 10, lease: '30s' })
  */
 export function concurrency(options: ConcurrencyOptions): Algorithm<ConcurrencyState> {
+  return remembered('concurrency', options, () => buildConcurrency(options));
+}
+
+function buildConcurrency(options: ConcurrencyOptions): Algorithm<ConcurrencyState> {
   const raw = requireObject('concurrency', options);
   rejectUnknownKeys('concurrency', raw, ['max', 'lease']);
   const max = integerOption('concurrency.max', raw.max, 1);
@@ -45,6 +50,7 @@ export function concurrency(options: ConcurrencyOptions): Algorithm<ConcurrencyS
     limit: max,
     window: lease,
     maxCost: max,
+    reserve: 0,
     params: [max, lease],
     options: { max, lease },
     decide(state, now, cost, id): Outcome<ConcurrencyState> {

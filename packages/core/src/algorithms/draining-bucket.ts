@@ -41,19 +41,22 @@ export function decideBucket(
   now: number,
   cost: number,
   shaping: boolean,
+  reserve = 0,
 ): Outcome<BucketState> {
   const current = drained(model, state, now);
   const added = cost * model.unitsPerCost;
-  const allowed = current.level + added <= model.capacity;
+  // A normal request sees the capacity without the reserve.
+  const capacity = model.capacity - reserve * model.unitsPerCost;
+  const allowed = current.level + added <= capacity;
   const level = allowed ? current.level + added : current.level;
   // After a clock step backwards the level is pinned at `current.at` (> now): waits count from there.
   const ahead = current.at - now;
-  const retryAfter = allowed ? 0 : ahead + Math.ceil((current.level + added - model.capacity) / model.drainPerMs);
+  const retryAfter = allowed ? 0 : ahead + Math.ceil((current.level + added - capacity) / model.drainPerMs);
   return {
     allowed,
     state: allowed ? { level, at: current.at } : state,
-    limit,
-    remaining: Math.floor((model.capacity - level) / model.unitsPerCost),
+    limit: limit - reserve,
+    remaining: Math.max(0, Math.floor((capacity - level) / model.unitsPerCost)),
     resetAt: current.at + Math.ceil(level / model.drainPerMs),
     retryAfter,
     delay: allowed && shaping ? ahead + Math.ceil(current.level / model.drainPerMs) : 0,
@@ -94,26 +97,30 @@ export function gcd(a: number, b: number): number {
 
 /**
  * The Algorithm value shared by tokenBucket, leakyBucket and gcra. `params` are the Lua twin's ARGV:
- * limit, capacity, unitsPerCost, drainPerMs, then `extra` (leakyBucket's shaping flag).
+ * limit, capacity, unitsPerCost, drainPerMs, then `extra` (leakyBucket's shaping flag), then the
+ * reserve (cost units kept for critical requests).
  */
 export function bucketAlgorithm(spec: {
   kind: 'tokenBucket' | 'leakyBucket' | 'gcra';
   model: BucketModel;
   limit: number;
+  reserve: number;
   options: Record<string, unknown>;
   shaping: boolean;
   extra: readonly number[];
   divide: (parts: number) => Algorithm<BucketState>;
 }): Algorithm<BucketState> {
-  const { model, limit, shaping } = spec;
+  const { model, limit, shaping, reserve } = spec;
   return {
     kind: spec.kind,
     limit,
     window: Math.ceil(model.capacity / model.drainPerMs),
     maxCost: limit,
-    params: [limit, model.capacity, model.unitsPerCost, model.drainPerMs, ...spec.extra],
+    reserve,
+    params: [limit, model.capacity, model.unitsPerCost, model.drainPerMs, ...spec.extra, reserve],
     options: spec.options,
-    decide: (state, now, cost) => decideBucket(model, limit, state, now, cost, shaping),
+    decide: (state, now, cost, _id, critical = false) =>
+      decideBucket(model, limit, state, now, cost, shaping, critical ? 0 : reserve),
     refund: (state, now, cost) => refundBucket(model, state, now, cost),
     divide: spec.divide,
   };

@@ -1,5 +1,7 @@
 import { windowOption } from '../duration';
 import { integerOption, rejectUnknownKeys, requireObject } from '../validate';
+import { divideReserve, reserveOption, withReserve } from './reserve';
+import { remembered } from './memo';
 import type { Duration } from '../duration';
 import type { Algorithm, Outcome } from './types';
 
@@ -8,6 +10,8 @@ export interface FixedWindowOptions {
   limit: number;
   /** Window length; windows are aligned to the epoch (`floor(now / window)`). */
   window: Duration;
+  /** Units kept for critical requests: a fraction below 1 or a unit count. Default 0. */
+  reserve?: number;
 }
 
 /** `{ start, count }`: the aligned window's start (epoch ms) and the units counted in it. */
@@ -23,10 +27,15 @@ export interface FixedWindowState {
  * @example fixedWindow({ limit: 100, window: '1m' })
  */
 export function fixedWindow(options: FixedWindowOptions): Algorithm<FixedWindowState> {
+  return remembered('fixedWindow', options, () => buildFixedWindow(options));
+}
+
+function buildFixedWindow(options: FixedWindowOptions): Algorithm<FixedWindowState> {
   const raw = requireObject('fixedWindow', options);
-  rejectUnknownKeys('fixedWindow', raw, ['limit', 'window']);
+  rejectUnknownKeys('fixedWindow', raw, ['limit', 'window', 'reserve']);
   const limit = integerOption('fixedWindow.limit', raw.limit, 1);
   const window = windowOption('fixedWindow.window', raw.window);
+  const reserve = reserveOption('fixedWindow.reserve', raw.reserve, limit);
 
   /** A clock that went backwards stays in the window already stored. */
   const currentStart = (state: FixedWindowState | undefined, now: number) => {
@@ -39,18 +48,20 @@ export function fixedWindow(options: FixedWindowOptions): Algorithm<FixedWindowS
     limit,
     window,
     maxCost: limit,
-    params: [limit, window],
-    options: { limit, window },
-    decide(state, now, cost): Outcome<FixedWindowState> {
+    reserve,
+    params: [limit, window, reserve],
+    options: withReserve({ limit, window }, reserve),
+    decide(state, now, cost, _id, critical = false): Outcome<FixedWindowState> {
       const start = currentStart(state, now);
       const count = state !== undefined && state.start === start ? state.count : 0;
-      const allowed = count + cost <= limit;
+      const usable = critical ? limit : limit - reserve;
+      const allowed = count + cost <= usable;
       const used = allowed ? count + cost : count;
       return {
         allowed,
         state: allowed ? { start, count: used } : state,
-        limit,
-        remaining: limit - used,
+        limit: usable,
+        remaining: Math.max(0, usable - used),
         resetAt: start + window,
         retryAfter: allowed ? 0 : start + window - now,
         delay: 0,
@@ -61,7 +72,8 @@ export function fixedWindow(options: FixedWindowOptions): Algorithm<FixedWindowS
       return { start: state.start, count: Math.max(0, state.count - cost) };
     },
     divide(parts) {
-      return fixedWindow({ limit: Math.max(1, Math.floor(limit / parts)), window });
+      const share = Math.max(1, Math.floor(limit / parts));
+      return fixedWindow({ limit: share, window, reserve: divideReserve(reserve, parts, share) });
     },
   };
 }

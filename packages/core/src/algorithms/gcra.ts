@@ -2,6 +2,8 @@ import { windowOption } from '../duration';
 import { integerOption, rejectUnknownKeys, requireObject } from '../validate';
 import { bucketAlgorithm, checkBucketSize, gcd } from './draining-bucket';
 import type { Duration } from '../duration';
+import { divideReserve, reserveOption, withReserve } from './reserve';
+import { remembered } from './memo';
 import type { BucketState } from './draining-bucket';
 import type { Algorithm } from './types';
 
@@ -12,6 +14,8 @@ export interface GcraOptions {
   period: Duration;
   /** Extra requests admitted at once on top of the first: `burst + 1` in a row (0 is valid). */
   burst: number;
+  /** Requests of the `burst + 1` kept for critical ones: a fraction below 1 or a count. Default 0. */
+  reserve?: number;
 }
 
 /**
@@ -23,11 +27,16 @@ export interface GcraOptions {
  * @example gcra({ rate: 10, period: '1s', burst: 4 })
  */
 export function gcra(options: GcraOptions): Algorithm<BucketState> {
+  return remembered('gcra', options, () => buildGcra(options));
+}
+
+function buildGcra(options: GcraOptions): Algorithm<BucketState> {
   const raw = requireObject('gcra', options);
-  rejectUnknownKeys('gcra', raw, ['rate', 'period', 'burst']);
+  rejectUnknownKeys('gcra', raw, ['rate', 'period', 'burst', 'reserve']);
   const rate = integerOption('gcra.rate', raw.rate, 1);
   const period = windowOption('gcra.period', raw.period);
   const burst = integerOption('gcra.burst', raw.burst, 0);
+  const reserve = reserveOption('gcra.reserve', raw.reserve, burst + 1);
   const common = gcd(period, rate);
   const unitsPerCost = period / common;
   const model = { capacity: (burst + 1) * unitsPerCost, unitsPerCost, drainPerMs: rate / common };
@@ -36,10 +45,14 @@ export function gcra(options: GcraOptions): Algorithm<BucketState> {
     kind: 'gcra',
     model,
     limit: burst + 1,
-    options: { rate, period, burst },
+    reserve,
+    options: withReserve({ rate, period, burst }, reserve),
     shaping: false,
     extra: [],
     // Stretching the period divides the rate exactly, with no rounding of `rate`.
-    divide: (parts) => gcra({ rate, period: period * parts, burst: Math.max(0, Math.floor((burst + 1) / parts) - 1) }),
+    divide: (parts) => {
+      const share = Math.max(1, Math.floor((burst + 1) / parts));
+      return gcra({ rate, period: period * parts, burst: share - 1, reserve: divideReserve(reserve, parts, share) });
+    },
   });
 }

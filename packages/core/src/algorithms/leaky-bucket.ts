@@ -1,6 +1,8 @@
 import { integerOption, oneOfOption, rejectUnknownKeys, requireObject } from '../validate';
 import { bucketAlgorithm, checkBucketSize, divideRate } from './draining-bucket';
 import { perSecondRate } from './token-bucket';
+import { divideReserve, reserveOption, withReserve } from './reserve';
+import { remembered } from './memo';
 import type { BucketState } from './draining-bucket';
 import type { Algorithm } from './types';
 
@@ -11,6 +13,8 @@ export interface LeakyBucketOptions {
   leakRate: number;
   /** `'policing'` (default) rejects what would overflow; `'shaping'` admits with a `delay`. */
   mode?: 'policing' | 'shaping';
+  /** Requests kept for critical ones: a fraction below 1 or a count. Default 0. */
+  reserve?: number;
 }
 
 const MODES = ['policing', 'shaping'] as const;
@@ -24,9 +28,14 @@ const MODES = ['policing', 'shaping'] as const;
  * @example leakyBucket({ capacity: 10, leakRate: 2, mode: 'shaping' })
  */
 export function leakyBucket(options: LeakyBucketOptions): Algorithm<BucketState> {
+  return remembered('leakyBucket', options, () => buildLeakyBucket(options));
+}
+
+function buildLeakyBucket(options: LeakyBucketOptions): Algorithm<BucketState> {
   const raw = requireObject('leakyBucket', options);
-  rejectUnknownKeys('leakyBucket', raw, ['capacity', 'leakRate', 'mode']);
+  rejectUnknownKeys('leakyBucket', raw, ['capacity', 'leakRate', 'mode', 'reserve']);
   const capacity = integerOption('leakyBucket.capacity', raw.capacity, 1);
+  const reserve = reserveOption('leakyBucket.reserve', raw.reserve, capacity);
   const { rate, unitsPerCost, drainPerMs } = perSecondRate('leakyBucket.leakRate', raw.leakRate);
   const mode = raw.mode === undefined ? 'policing' : oneOfOption('leakyBucket.mode', raw.mode, MODES);
   const model = { capacity: capacity * unitsPerCost, unitsPerCost, drainPerMs };
@@ -35,10 +44,14 @@ export function leakyBucket(options: LeakyBucketOptions): Algorithm<BucketState>
     kind: 'leakyBucket',
     model,
     limit: capacity,
-    options: { capacity, leakRate: rate, mode },
+    reserve,
+    options: withReserve({ capacity, leakRate: rate, mode }, reserve),
     shaping: mode === 'shaping',
     extra: [mode === 'shaping' ? 1 : 0],
-    divide: (parts) =>
-      leakyBucket({ capacity: Math.max(1, Math.floor(capacity / parts)), leakRate: divideRate(rate, parts), mode }),
+    divide: (parts) => {
+      const share = Math.max(1, Math.floor(capacity / parts));
+      const divided = { capacity: share, leakRate: divideRate(rate, parts), mode };
+      return leakyBucket({ ...divided, reserve: divideReserve(reserve, parts, share) });
+    },
   });
 }

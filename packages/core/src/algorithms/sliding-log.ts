@@ -1,6 +1,7 @@
 import { windowOption } from '../duration';
 import { InvalidOptionError } from '../errors';
 import { integerOption, rejectUnknownKeys, requireObject } from '../validate';
+import { remembered } from './memo';
 import type { Duration } from '../duration';
 import type { Algorithm, Outcome } from './types';
 
@@ -46,6 +47,10 @@ export const MAX_SLIDING_LOG_LIMIT = 10_000;
  * @example slidingLog({ limit: 100, window: '1m' })
  */
 export function slidingLog(options: SlidingLogOptions): Algorithm<SlidingLogState> {
+  return remembered('slidingLog', options, () => buildSlidingLog(options));
+}
+
+function buildSlidingLog(options: SlidingLogOptions): Algorithm<SlidingLogState> {
   const raw = requireObject('slidingLog', options);
   rejectUnknownKeys('slidingLog', raw, ['limit', 'window']);
   const limit = integerOption('slidingLog.limit', raw.limit, 1);
@@ -61,6 +66,7 @@ export function slidingLog(options: SlidingLogOptions): Algorithm<SlidingLogStat
     limit,
     window,
     maxCost: limit,
+    reserve: 0,
     params: [limit, window],
     options: { limit, window },
     decide(state, now, cost): Outcome<SlidingLogState> {

@@ -1,6 +1,8 @@
 import { windowOption } from '../duration';
 import { InvalidOptionError } from '../errors';
 import { integerOption, rejectUnknownKeys, requireObject } from '../validate';
+import { divideReserve, reserveOption, withReserve } from './reserve';
+import { remembered } from './memo';
 import type { Duration } from '../duration';
 import type { Algorithm, Outcome } from './types';
 
@@ -9,6 +11,8 @@ export interface SlidingWindowOptions {
   limit: number;
   /** Window length; the two counters are aligned to the epoch (`floor(now / window)`). */
   window: Duration;
+  /** Units kept for critical requests: a fraction below 1 or a unit count. Default 0. */
+  reserve?: number;
 }
 
 /** `{ start, curr, prev }`: the current aligned window's start, its count and the previous window's. */
@@ -57,10 +61,15 @@ function firstFit(v: View, cost: number, limit: number, window: number): number 
  * @example slidingWindow({ limit: 300, window: '1m' })
  */
 export function slidingWindow(options: SlidingWindowOptions): Algorithm<SlidingWindowState> {
+  return remembered('slidingWindow', options, () => buildSlidingWindow(options));
+}
+
+function buildSlidingWindow(options: SlidingWindowOptions): Algorithm<SlidingWindowState> {
   const raw = requireObject('slidingWindow', options);
-  rejectUnknownKeys('slidingWindow', raw, ['limit', 'window']);
+  rejectUnknownKeys('slidingWindow', raw, ['limit', 'window', 'reserve']);
   const limit = integerOption('slidingWindow.limit', raw.limit, 1);
   const window = windowOption('slidingWindow.window', raw.window);
+  const reserve = reserveOption('slidingWindow.reserve', raw.reserve, limit);
   if (!Number.isSafeInteger(limit * window * 2)) {
     throw new InvalidOptionError(
       `slidingWindow: limit * window * 2 must stay below 2^53 to be computed exactly, got limit ${limit} and window ${window} ms`,
@@ -72,22 +81,24 @@ export function slidingWindow(options: SlidingWindowOptions): Algorithm<SlidingW
     limit,
     window,
     maxCost: limit,
-    params: [limit, window],
-    options: { limit, window },
-    decide(state, now, cost): Outcome<SlidingWindowState> {
+    reserve,
+    params: [limit, window, reserve],
+    options: withReserve({ limit, window }, reserve),
+    decide(state, now, cost, _id, critical = false): Outcome<SlidingWindowState> {
       const v = view(state, now, window);
+      const usable = critical ? limit : limit - reserve;
       const weighted = v.prev * (window - v.elapsed);
-      // prev*(window - elapsed) + (curr + cost)*window <= limit*window, kept within limit*window.
-      const allowed = v.curr + cost <= limit && weighted <= (limit - v.curr - cost) * window;
+      // prev*(window - elapsed) + (curr + cost)*window <= usable*window, kept within limit*window.
+      const allowed = v.curr + cost <= usable && weighted <= (usable - v.curr - cost) * window;
       const curr = allowed ? v.curr + cost : v.curr;
       const resetAt = curr > 0 ? v.start + 2 * window : v.prev > 0 ? v.start + window : now;
       return {
         allowed,
         state: allowed ? { start: v.start, curr, prev: v.prev } : state,
-        limit,
-        remaining: Math.max(0, Math.floor(((limit - curr) * window - weighted) / window)),
+        limit: usable,
+        remaining: Math.max(0, Math.floor(((usable - curr) * window - weighted) / window)),
         resetAt,
-        retryAfter: allowed ? 0 : firstFit(v, cost, limit, window) - now,
+        retryAfter: allowed ? 0 : firstFit(v, cost, usable, window) - now,
         delay: 0,
       };
     },
@@ -97,7 +108,8 @@ export function slidingWindow(options: SlidingWindowOptions): Algorithm<SlidingW
       return { start: v.start, curr: Math.max(0, v.curr - cost), prev: v.prev };
     },
     divide(parts) {
-      return slidingWindow({ limit: Math.max(1, Math.floor(limit / parts)), window });
+      const share = Math.max(1, Math.floor(limit / parts));
+      return slidingWindow({ limit: share, window, reserve: divideReserve(reserve, parts, share) });
     },
   };
 }

@@ -1,6 +1,8 @@
 import { InvalidOptionError, show } from '../errors';
 import { integerOption, positiveNumberOption, rejectUnknownKeys, requireObject } from '../validate';
 import { bucketAlgorithm, checkBucketSize, divideRate, scaleRate } from './draining-bucket';
+import { divideReserve, reserveOption, withReserve } from './reserve';
+import { remembered } from './memo';
 import type { BucketState } from './draining-bucket';
 import type { Algorithm } from './types';
 
@@ -9,6 +11,8 @@ export interface TokenBucketOptions {
   capacity: number;
   /** Tokens added per second, continuously; may be fractional (up to 6 decimals). */
   refillRate: number;
+  /** Tokens kept for critical requests: a fraction below 1 or a token count. Default 0. */
+  reserve?: number;
 }
 
 /** Validates a per-second rate and turns it into the bucket engine's integer units. */
@@ -32,9 +36,14 @@ export function perSecondRate(
  * @example tokenBucket({ capacity: 50, refillRate: 5 })
  */
 export function tokenBucket(options: TokenBucketOptions): Algorithm<BucketState> {
+  return remembered('tokenBucket', options, () => buildTokenBucket(options));
+}
+
+function buildTokenBucket(options: TokenBucketOptions): Algorithm<BucketState> {
   const raw = requireObject('tokenBucket', options);
-  rejectUnknownKeys('tokenBucket', raw, ['capacity', 'refillRate']);
+  rejectUnknownKeys('tokenBucket', raw, ['capacity', 'refillRate', 'reserve']);
   const capacity = integerOption('tokenBucket.capacity', raw.capacity, 1);
+  const reserve = reserveOption('tokenBucket.reserve', raw.reserve, capacity);
   const { rate, unitsPerCost, drainPerMs } = perSecondRate('tokenBucket.refillRate', raw.refillRate);
   const model = { capacity: capacity * unitsPerCost, unitsPerCost, drainPerMs };
   checkBucketSize('tokenBucket', model, `capacity ${capacity} with refillRate ${rate}`);
@@ -42,10 +51,17 @@ export function tokenBucket(options: TokenBucketOptions): Algorithm<BucketState>
     kind: 'tokenBucket',
     model,
     limit: capacity,
-    options: { capacity, refillRate: rate },
+    reserve,
+    options: withReserve({ capacity, refillRate: rate }, reserve),
     shaping: false,
     extra: [],
-    divide: (parts) =>
-      tokenBucket({ capacity: Math.max(1, Math.floor(capacity / parts)), refillRate: divideRate(rate, parts) }),
+    divide: (parts) => {
+      const share = Math.max(1, Math.floor(capacity / parts));
+      return tokenBucket({
+        capacity: share,
+        refillRate: divideRate(rate, parts),
+        reserve: divideReserve(reserve, parts, share),
+      });
+    },
   });
 }

@@ -16,7 +16,7 @@ export interface Outcome<S> {
   allowed: boolean;
   /** The state to store. On a deny it is the state that was passed in, untouched. */
   state: S | undefined;
-  /** The quota advertised for this rule (requests, tokens or slots). */
+  /** The quota advertised for this rule (requests, tokens or slots): what the request's priority may use (without the reserve for a normal one). */
   limit: number;
   /** Units that could still be consumed now, after this request. */
   remaining: number;
@@ -40,15 +40,18 @@ export interface Algorithm<S = unknown> {
   readonly window: number;
   /** The largest cost one call may ask for; more is a RangeError at call time. */
   readonly maxCost: number;
+  /** Units kept for critical requests (see the `reserve` option); 0 when there is none. */
+  readonly reserve: number;
   /** Integer parameters in the order the Lua twin reads them from ARGV. */
   readonly params: readonly number[];
   /** Options as the user would write them, for `divide` and for error messages. */
   readonly options: Readonly<Record<string, unknown>>;
   /**
    * Decides one request of `cost` units at `now`. `id` names the request (sliding log entries and
-   * concurrency leases are stored under it); other algorithms ignore it.
+   * concurrency leases are stored under it); other algorithms ignore it. A request that is not
+   * `critical` may not use the reserve: it sees `limit - reserve` units.
    */
-  decide(state: S | undefined, now: number, cost: number, id: string): Outcome<S>;
+  decide(state: S | undefined, now: number, cost: number, id: string, critical?: boolean): Outcome<S>;
   /** Gives `cost` units back (or releases the lease of `id`); never drives a count below zero. */
   refund(state: S | undefined, now: number, cost: number, id: string): S | undefined;
   /**

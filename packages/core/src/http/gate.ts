@@ -1,5 +1,5 @@
 import { MAX_TIMER_MS } from '../duration';
-import { InvalidCostError } from '../errors';
+import { AlgorithmFunctionError, InvalidCostError } from '../errors';
 import { writeHeaders } from '../headers';
 import { LimiterDecision } from '../limiter-decision';
 import { isThenable } from '../thenable';
@@ -64,6 +64,11 @@ export class Gate<Req, Res> implements AddressSource<Req> {
       .then(() => this.config.requestWasSuccessful?.(req, res, status) ?? false)
       .then((success) => (refundWhen(success) ? decision.refund() : undefined))
       .catch(this.#report);
+  }
+
+  /** A request refused outright (its rules cannot be resolved): 429 without Retry-After. */
+  refuse(req: Req, res: Res): MaybePromise<Denial> {
+    return this.#deny(req, res, refusal(this.config.engine.clock(), undefined));
   }
 
   addressOf(req: Req): string | undefined {
@@ -148,14 +153,14 @@ export class Gate<Req, Res> implements AddressSource<Req> {
     try {
       decision = this.config.engine.decide(ctx, cost);
     } catch (error) {
-      if (error instanceof InvalidCostError) return this.#refuse(ctx, res, error);
+      if (refused(error)) return this.#refuse(ctx, res, error);
       throw error;
     }
     if (!isThenable(decision)) return this.#settle(ctx, res, decision);
     return decision.then(
       (settled) => this.#settle(ctx, res, settled),
       (error: unknown) => {
-        if (error instanceof InvalidCostError) return this.#refuse(ctx, res, error);
+        if (refused(error)) return this.#refuse(ctx, res, error);
         throw error;
       },
     );
@@ -217,9 +222,17 @@ export class Gate<Req, Res> implements AddressSource<Req> {
     return this.#deny(ctx.req, res, refusal(this.config.engine.clock(), undefined));
   }
 
-  /** A cost larger than a layer can ever grant: refused, with no Retry-After (waiting would not help). */
-  #refuse(ctx: RequestContext<Req>, res: Res, error: InvalidCostError): MaybePromise<GateResult> {
-    this.config.warn(WarningCode.invalidCost, `${error.message}; such requests are refused`);
+  /**
+   * A cost larger than a layer can ever grant, or a rule whose algorithm function failed: refused,
+   * with no Retry-After (waiting would not help). The engine reported the algorithm function.
+   */
+  #refuse(
+    ctx: RequestContext<Req>,
+    res: Res,
+    error: InvalidCostError | AlgorithmFunctionError,
+  ): MaybePromise<GateResult> {
+    if (error instanceof InvalidCostError)
+      this.config.warn(WarningCode.invalidCost, `${error.message}; such requests are refused`);
     return this.#deny(ctx.req, res, refusal(this.config.engine.clock(), undefined));
   }
 
@@ -233,6 +246,11 @@ export class Gate<Req, Res> implements AddressSource<Req> {
   readonly #report = (error: unknown, operation: 'consume' | 'refund' = 'refund'): void => {
     this.config.engine.events.storeError({ error, operation });
   };
+}
+
+/** The request's own doing, never failMode's to wave through. */
+export function refused(error: unknown): error is InvalidCostError | AlgorithmFunctionError {
+  return error instanceof InvalidCostError || error instanceof AlgorithmFunctionError;
 }
 
 /**
@@ -261,6 +279,7 @@ function refusal(now: number, rule: string | undefined): Decision {
     rule,
     results: [],
     degraded: false,
+    shadowDenied: false,
   };
 }
 
@@ -277,6 +296,7 @@ function unavailable(now: number): Decision {
     rule: undefined,
     results: [],
     degraded: true,
+    shadowDenied: false,
     unavailable: true,
   };
 }

@@ -10,6 +10,9 @@ const KIND_CODES: Record<AlgorithmKind, string> = {
   concurrency: 'cc',
 };
 
+/** Kinds whose last param is the critical reserve, which changes who may use the state, not its meaning. */
+const RESERVE_LAST = new Set<AlgorithmKind>(['fixedWindow', 'slidingWindow', 'tokenBucket', 'leakyBucket', 'gcra']);
+
 const tags = new WeakMap<Algorithm, string>();
 
 /**
@@ -17,12 +20,14 @@ const tags = new WeakMap<Algorithm, string>();
  * kind's code and an FNV-1a hash of the params (`fw.1hq3k0`). Two limiters that share a store,
  * a prefix and a rule name but not the algorithm (a sliding log and a fixed window, or one window
  * and another) then never read each other's state, which would be of another type or in other units.
+ * The reserve is left out: limiters that differ only in it share their counters.
  */
 export function algorithmTag(algorithm: Algorithm): string {
   let tag = tags.get(algorithm);
   if (tag === undefined) {
     let hash = 0x811c9dc5;
-    const text = algorithm.params.join(',');
+    const params = RESERVE_LAST.has(algorithm.kind) ? algorithm.params.slice(0, -1) : algorithm.params;
+    const text = params.join(',');
     for (let i = 0; i < text.length; i++) {
       hash ^= text.charCodeAt(i);
       hash = Math.imul(hash, 0x01000193) >>> 0;

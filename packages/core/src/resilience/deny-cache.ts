@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { usableLimit } from '../algorithms/reserve';
 import type { LayerCall, LayerOutcome } from '../store';
 
 /** One denial the store gave: every layer's outcome at that moment, and when it was given. */
@@ -10,6 +11,8 @@ interface Denial {
   cost: number;
   /** True when any cost >= 1 waits exactly as long (a fixed window: nothing frees before its end). */
   anyCost: boolean;
+  /** A critical request's denial (the reserve was spent too): it answers normal requests as well. */
+  critical: boolean;
 }
 
 /**
@@ -21,7 +24,9 @@ interface Denial {
  *   - a fixed window frees nothing before the window ends: any cost >= 1 waits until then;
  *   - the other algorithms free units gradually: a denial of cost 1 is the earliest anything can
  *     pass, so it answers requests of cost 1 (a larger cost would wait longer: it goes to the store).
- * An admission on a key (this instance charged it) forgets the key's denial. Bounded: the least
+ * A normal request's denial does not answer a critical one (the reserve may be left), and a shadow
+ * layer's denial is never kept (it stops nothing). An admission on a key (this instance charged it),
+ * a reset, block or unblock from this instance forget the key's denial. Bounded: the least
  * recently used keys are forgotten first. Concurrency layers are never cached: a released slot
  * frees them before any computed time.
  */
@@ -50,7 +55,10 @@ export class DenyCache {
       const outcome = denial.outcomes[denial.keys.indexOf(call.key)] as LayerOutcome;
       if (now >= denial.at + outcome.retryAfter) {
         this.#entries.delete(call.key);
-      } else if (call.cost === denial.cost || (denial.anyCost && call.cost >= 1)) {
+      } else if (
+        (call.cost === denial.cost || (denial.anyCost && call.cost >= 1)) &&
+        (denial.critical || call.critical !== true)
+      ) {
         return calls.map((each) => replay(denial, each, now as number));
       }
     }
@@ -71,10 +79,20 @@ export class DenyCache {
       const outcome = outcomes[index] as LayerOutcome;
       const call = calls[index] as LayerCall;
       const kind = call.algorithm.kind;
+      // A shadow layer's denial stops nothing: answering for it would skip the layers it let through.
       if (outcome.allowed || outcome.retryAfter <= 0 || outcome.remaining > 0 || kind === 'concurrency') continue;
+      if (call.shadow === true) continue;
       const anyCost = kind === 'fixedWindow';
       if (!anyCost && call.cost !== 1) continue;
-      denial ??= { at: this.clock(), keys: calls.map((each) => each.key), outcomes, cost: call.cost, anyCost };
+      const critical = call.critical === true;
+      denial ??= {
+        at: this.clock(),
+        keys: calls.map((each) => each.key),
+        outcomes,
+        cost: call.cost,
+        anyCost,
+        critical,
+      };
       this.#entries.set(call.key, denial.cost === call.cost ? denial : { ...denial, cost: call.cost, anyCost });
     }
   }
@@ -94,7 +112,7 @@ function replay(denial: Denial, call: LayerCall, now: number): LayerOutcome {
   const index = denial.keys.indexOf(call.key);
   const outcome = index === -1 ? undefined : denial.outcomes[index];
   if (outcome === undefined) {
-    const { limit } = call.algorithm;
+    const limit = usableLimit(call.algorithm, call.critical);
     return { allowed: true, limit, remaining: limit, resetAt: now, retryAfter: 0, delay: 0 };
   }
   if (outcome.allowed) return outcome;

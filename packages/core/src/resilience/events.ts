@@ -19,7 +19,8 @@ export interface SafeEvents {
 /**
  * Wraps the user's hooks: a throw is caught, a returned promise that rejects is caught, and the
  * first failure of each hook is reported once through the warnings (WARN_FLOODGATE_HOOK_FAILED),
- * never once per request. `decision` calls onDecision, then onLimited for a denied request.
+ * never once per request. `decision` calls onDecision, then onLimited for a denied request or a
+ * shadow denial.
  */
 export function safeEvents(hooks: LimiterEvents, warn: Warn): SafeEvents {
   const report = (name: keyof LimiterEvents, error: unknown) => {
@@ -40,7 +41,8 @@ export function safeEvents(hooks: LimiterEvents, warn: Warn): SafeEvents {
     wantsDecisions: hooks.onDecision !== undefined || hooks.onLimited !== undefined,
     decision(event) {
       call('onDecision', event);
-      if (!event.decision.allowed) call('onLimited', event);
+      // A shadow denial is reported as a limit too (decision.allowed tells the two apart).
+      if (!event.decision.allowed || event.decision.shadowDenied) call('onLimited', event);
     },
     storeError: (event) => call('onStoreError', event),
     breakerChange: (change) => call('onBreakerChange', change),

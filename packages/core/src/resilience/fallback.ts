@@ -1,4 +1,5 @@
 import { DEFAULTS } from '../defaults';
+import { usableLimit } from '../algorithms/reserve';
 import { MemoryStore } from '../memory-store';
 import type { Algorithm } from '../algorithms/types';
 import type { LayerCall, LayerOutcome } from '../store';
@@ -50,15 +51,32 @@ export class LocalFallback {
     }
     const allowed = this.failMode === 'open';
     const retryAfter = allowed ? 0 : Math.max(1000, retryIn);
-    const outcomes = calls.map(({ algorithm: { limit } }) => ({
-      allowed,
-      limit,
-      remaining: allowed ? limit : 0,
-      resetAt: now + retryAfter,
-      retryAfter,
-      delay: 0,
-    }));
+    const outcomes = calls.map((call) => {
+      const limit = usableLimit(call.algorithm, call.critical);
+      return {
+        allowed,
+        limit,
+        remaining: allowed ? limit : 0,
+        resetAt: now + retryAfter,
+        retryAfter,
+        delay: 0,
+      };
+    });
     return { outcomes, unavailable: !allowed, leasedLocally: false };
+  }
+
+  /** What `decide` would answer, charging nothing. */
+  peek(calls: readonly LayerCall[], requestId: string, retryIn: number): LayerOutcome[] {
+    if (this.failMode === 'local') return this.#store.peekNow(this.#share(calls), requestId);
+    return this.decide(calls, requestId, retryIn).outcomes;
+  }
+
+  /** A reset, block or unblock, applied to the local share too: an outage must not lift a ban. */
+  control(operation: 'reset' | 'block' | 'unblock', calls: readonly LayerCall[], duration: number): void {
+    if (this.failMode !== 'local') return;
+    const shared = this.#share(calls);
+    if (operation === 'block') void this.#store.block(shared, duration);
+    else void this.#store[operation](shared);
   }
 
   /** Gives units back (or releases leases) in the local store. */
@@ -77,7 +95,7 @@ export class LocalFallback {
     if (this.instances === 1) return calls as LayerCall[];
     return calls.map((call) => {
       const algorithm = this.#dividedOf(call.algorithm);
-      return { key: call.key, algorithm, cost: Math.min(call.cost, algorithm.maxCost) };
+      return { ...call, algorithm, cost: Math.min(call.cost, algorithm.maxCost) };
     });
   }
 

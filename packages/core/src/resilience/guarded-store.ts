@@ -5,7 +5,7 @@ import { DenyCache } from './deny-cache';
 import { LocalFallback } from './fallback';
 import type { LayerCall, LayerOutcome, Store } from '../store';
 import type { SafeEvents } from './events';
-import type { ResilienceConfig } from './options';
+import type { ResilienceConfig, StoreOperation } from './options';
 
 const REFUND_DROPPED = 'a refund was dropped, not sent: the store is out of reach (its circuit breaker is open)';
 
@@ -27,10 +27,28 @@ export interface PartitionedStore extends Store {
   partitionOf(key: string): string;
 }
 
-/** The limiter's view of its store: never rejects and never waits longer than the deadline. */
+/** The control operations a limiter passes on to its store. */
+export type ControlOperation = 'reset' | 'block' | 'unblock';
+
+/**
+ * The limiter's view of its store: consume, refund and peek never reject and never wait longer
+ * than the deadline. `control` does reject (an operator asked for it, and must learn that it
+ * failed), also when the breaker is open or the store has no such operation.
+ */
 export interface GuardedStore {
   consume(calls: readonly LayerCall[], requestId: string): Promise<GuardedAnswer>;
   refund(calls: readonly LayerCall[]): Promise<void>;
+  /** The outcomes consume would give, charging nothing; degraded when the store could not answer. */
+  peek(calls: readonly LayerCall[], requestId: string): Promise<{ outcomes: LayerOutcome[]; degraded: boolean }>;
+  /**
+   * consume for a lease: the store's outcomes, or undefined when it could not answer (nothing is
+   * charged in the fallback: a lease is never taken without the store).
+   */
+  take(calls: readonly LayerCall[]): Promise<LayerOutcome[] | undefined>;
+  /** The fallback's answer without asking the store (the store just failed this request once). */
+  degrade(calls: readonly LayerCall[], requestId: string): GuardedAnswer | Promise<GuardedAnswer>;
+  /** `duration` (ms) is for `block`. Applied to the local fallback too, so an outage honours it. */
+  control(operation: ControlOperation, calls: readonly LayerCall[], duration: number): Promise<void>;
 }
 
 /**
@@ -54,7 +72,7 @@ export function guardStore(
   const denyCache = config.denyCacheKeys === undefined ? undefined : new DenyCache(config.denyCacheKeys, clock);
 
   /** Runs one store call under the deadline; reports and returns the error instead of throwing. */
-  const attempt = async <T>(passage: Passage, operation: 'consume' | 'refund', run: () => Promise<T>) => {
+  const attempt = async <T>(passage: Passage, operation: StoreOperation, run: () => Promise<T>) => {
     const started = events.wantsStoreCalls ? performance.now() : 0;
     try {
       const value = await withDeadline(Promise.resolve().then(run), config.timeout);
@@ -65,7 +83,7 @@ export function guardStore(
       events.storeError({ error, operation });
       breakers.fail(passage);
       if (events.wantsStoreCalls) events.storeCall({ operation, ms: performance.now() - started, ok: false });
-      return { ok: false as const };
+      return { ok: false as const, error };
     }
   };
 
@@ -98,6 +116,17 @@ export function guardStore(
       denyCache?.remember(calls, result.value);
       return { outcomes: result.value, degraded: false, unavailable: false, release: releaseInStore };
     },
+    async take(calls) {
+      const cached = denyCache?.lookup(calls);
+      if (cached !== undefined) return cached;
+      const passage = breakers.acquire(partitionsOf(calls));
+      if (passage === undefined) return undefined;
+      const result = await attempt(passage, 'consume', async () => checkShape(await store.consume(calls, ''), calls));
+      if (!result.ok) return undefined;
+      denyCache?.remember(calls, result.value);
+      return result.value;
+    },
+    degrade: (calls, requestId) => degrade(calls, requestId, partitionsOf(calls)),
     async refund(calls) {
       denyCache?.forget(calls);
       const passage = breakers.acquire(partitionsOf(calls), false);
@@ -109,7 +138,41 @@ export function guardStore(
       }
       await attempt(passage, 'refund', () => store.refund(calls, ''));
     },
+    async peek(calls, requestId) {
+      const peek = store.peek;
+      const passage = peek === undefined ? undefined : breakers.acquire(partitionsOf(calls), false);
+      if (passage !== undefined) {
+        const result = await attempt(passage, 'peek', async () =>
+          checkShape(await (peek as NonNullable<Store['peek']>).call(store, calls, requestId), calls),
+        );
+        if (result.ok) return { outcomes: result.value, degraded: false };
+      }
+      return { outcomes: fallback.peek(calls, requestId, breakers.retryIn(partitionsOf(calls))), degraded: true };
+    },
+    async control(operation, calls, duration) {
+      const run = controlOf(store, operation);
+      denyCache?.forget(calls);
+      fallback.control(operation, calls, duration);
+      const passage = breakers.acquire(partitionsOf(calls), false);
+      if (passage === undefined) {
+        throw new StoreError(`${operation} was not sent: the store is out of reach (its circuit breaker is open)`);
+      }
+      const result = await attempt(passage, operation, () => run(calls, duration));
+      if (!result.ok) throw result.error;
+    },
   };
+}
+
+/** The store's own control operation, bound; throws when the store has none (before any call is made). */
+function controlOf(
+  store: Store,
+  operation: ControlOperation,
+): (calls: readonly LayerCall[], duration: number) => Promise<void> {
+  const method = store[operation];
+  if (typeof method !== 'function') {
+    throw new StoreError(`the store has no ${operation}() method, so the limiter cannot ${operation}`);
+  }
+  return (calls, duration) => method.call(store, calls, duration);
 }
 
 /** The distinct partitions of some calls; a store without partitions is one (`''`), and so is a key the store cannot place. */
@@ -134,6 +197,15 @@ function passThrough(store: Store): GuardedStore {
       return { outcomes: await store.consume(calls, requestId), degraded: false, unavailable: false, release };
     },
     refund: (calls) => store.refund(calls, ''),
+    take: (calls) => store.consume(calls, ''),
+    async degrade(calls, requestId) {
+      return { outcomes: await store.consume(calls, requestId), degraded: false, unavailable: false, release };
+    },
+    async peek(calls, requestId) {
+      if (store.peek === undefined) throw new StoreError('the store has no peek() method, so the limiter cannot peek');
+      return { outcomes: checkShape(await store.peek(calls, requestId), calls), degraded: false };
+    },
+    control: async (operation, calls, duration) => controlOf(store, operation)(calls, duration),
   };
 }
 

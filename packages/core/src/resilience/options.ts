@@ -36,12 +36,15 @@ export interface DecisionEvent<Req = unknown> {
 /** Passed to `onStoreError`: the store failed or missed the deadline, and the fallback answered. */
 export interface StoreErrorEvent {
   error: unknown;
-  operation: 'consume' | 'refund';
+  operation: StoreOperation;
 }
+
+/** What a limiter asks of its store: a decision, a refund, or a control operation. */
+export type StoreOperation = 'consume' | 'refund' | 'peek' | 'reset' | 'block' | 'unblock';
 
 /** Passed to `onStoreCall` after every call to a remote store, successful or not. */
 export interface StoreCallEvent {
-  operation: 'consume' | 'refund';
+  operation: StoreOperation;
   /** ms from the call to its answer (or to the deadline). */
   ms: number;
   ok: boolean;

@@ -66,7 +66,7 @@ describe('leakyBucket', () => {
   });
 
   it('sends its mode to the Lua twin as a flag', () => {
-    expect(leakyBucket({ capacity: 2, leakRate: 1 }).params).toEqual([2, 2000, 1000, 1, 0]);
-    expect(leakyBucket({ capacity: 2, leakRate: 1, mode: 'shaping' }).params).toEqual([2, 2000, 1000, 1, 1]);
+    expect(leakyBucket({ capacity: 2, leakRate: 1 }).params).toEqual([2, 2000, 1000, 1, 0, 0]);
+    expect(leakyBucket({ capacity: 2, leakRate: 1, mode: 'shaping' }).params).toEqual([2, 2000, 1000, 1, 1, 0]);
   });
 });

@@ -65,7 +65,7 @@ const bad: BadOptions[] = [
     'tokenBucket',
     { capacity: 10, refillRate: 1, burst: 5 },
     'InvalidOptionTypeError',
-    'tokenBucket: unknown option "burst"; expected one of capacity, refillRate',
+    'tokenBucket: unknown option "burst"; expected one of capacity, refillRate, reserve',
   ],
   // leakyBucket
   ['leakyBucket', 'fast', 'InvalidOptionTypeError', 'leakyBucket: options must be an object, got "fast"'],
@@ -103,7 +103,7 @@ const bad: BadOptions[] = [
     'leakyBucket',
     { capacity: 10, leakRate: 1, rate: 1 },
     'InvalidOptionTypeError',
-    'leakyBucket: unknown option "rate"; expected one of capacity, leakRate, mode',
+    'leakyBucket: unknown option "rate"; expected one of capacity, leakRate, mode, reserve',
   ],
   // gcra
   ['gcra', 42, 'InvalidOptionTypeError', 'gcra: options must be an object, got 42'],
@@ -139,7 +139,7 @@ const bad: BadOptions[] = [
     'gcra',
     { rate: 10, period: '1s', burst: 0, limit: 3 },
     'InvalidOptionTypeError',
-    'gcra: unknown option "limit"; expected one of rate, period, burst',
+    'gcra: unknown option "limit"; expected one of rate, period, burst, reserve',
   ],
   // concurrency
   ['concurrency', undefined, 'InvalidOptionTypeError', 'concurrency: options must be an object, got undefined'],

@@ -60,7 +60,7 @@ const bad: BadOptions[] = [
       name,
       { limit: 10, window: '1m', limt: 5 },
       'InvalidOptionTypeError',
-      `${name}: unknown option "limt"; expected one of limit, window`,
+      `${name}: unknown option "limt"; expected one of limit, window${name === 'slidingLog' ? '' : ', reserve'}`,
     ],
   ]),
   [

@@ -43,7 +43,7 @@ describe('tokenBucket', () => {
 
   it('starts full, refills continuously and reports the time to refill from empty as its window', () => {
     const algorithm = tokenBucket({ capacity: 4, refillRate: 2 });
-    expect(algorithm).toMatchObject({ limit: 4, window: 2000, maxCost: 4, params: [4, 2000, 500, 1] });
+    expect(algorithm).toMatchObject({ limit: 4, window: 2000, maxCost: 4, params: [4, 2000, 500, 1, 0] });
     const first = algorithm.decide(undefined, START, 4, 'a');
     expect(first).toMatchObject({ allowed: true, remaining: 0, resetAt: START + 2000 });
     expect(algorithm.decide(first.state, START + 1, 1, 'b')).toMatchObject({ allowed: false, retryAfter: 499 });

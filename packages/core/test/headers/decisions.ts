@@ -13,6 +13,7 @@ export function layer(overrides: Partial<LayerResult> & Pick<LayerResult, 'rule'
     window: 60_000,
     retryAfter: 0,
     delay: 0,
+    shadow: false,
     ...overrides,
   };
 }
@@ -35,6 +36,7 @@ export function decision(
     rule,
     results,
     degraded: false,
+    shadowDenied: false,
     ...overrides,
   };
 }

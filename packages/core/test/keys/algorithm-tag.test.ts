@@ -49,4 +49,11 @@ describe('keys name the algorithm and its options (issue 9, item 5)', () => {
     // Stable across versions and processes: every instance of an app must derive the same key.
     expect(await keyOf(fixedWindow({ limit: 100, window: '1m' }))).toBe('fg:ip:fw.590ab6:{a}');
   });
+
+  it('leaves the critical reserve out: limiters that differ only in it share their counters', async () => {
+    expect(await keyOf(fixedWindow({ limit: 100, window: '1m', reserve: 0.2 }))).toBe('fg:ip:fw.590ab6:{a}');
+    expect(await keyOf(tokenBucket({ capacity: 10, refillRate: 1, reserve: 3 }))).toBe(
+      await keyOf(tokenBucket({ capacity: 10, refillRate: 1 })),
+    );
+  });
 });

@@ -1,0 +1,122 @@
+import { timerOption, windowOption } from './duration';
+import { InvalidOptionError, InvalidOptionTypeError, show } from './errors';
+import { booleanOption, functionOption, integerOption, nameOption, rejectUnknownKeys, requireObject } from './validate';
+import type { Algorithm } from './algorithms/types';
+import type { KeyFunction } from './keys/context';
+import type { AlgorithmFunction, LimitRule, PriorityFunction } from './limiter-types';
+import type { Penalty } from './store';
+
+/** A lease as the engine uses it: units per store call, and how long they may be handed out (ms). */
+export interface LeaseConfig {
+  size: number;
+  ttl: number;
+}
+
+/** A rule checked once, with the limiter-wide defaults applied. */
+export interface CompiledRule<Req = unknown> {
+  readonly name: string;
+  readonly key: KeyFunction<Req>;
+  /** The algorithm, when it is the same for every request. */
+  readonly algorithm: Algorithm | undefined;
+  /** Otherwise the function that picks it per request. */
+  readonly algorithmOf: AlgorithmFunction<Req> | undefined;
+  readonly shadow: boolean;
+  readonly priority: PriorityFunction<Req> | undefined;
+  readonly penalty: Penalty | undefined;
+  readonly lease: LeaseConfig | undefined;
+}
+
+const RULE_KEYS = ['name', 'key', 'algorithm', 'shadow', 'priority', 'blockDuration', 'escalate', 'lease'];
+
+/** Kinds whose units can be taken ahead and given back later without changing what they admit. */
+const LEASABLE = new Set(['fixedWindow', 'tokenBucket', 'gcra', 'leakyBucket']);
+
+export function isAlgorithm(value: unknown): value is Algorithm {
+  return typeof value === 'object' && value !== null && typeof (value as Algorithm).decide === 'function';
+}
+
+/** Checks createLimiter's `limits`; `shadow` and `priority` are the limiter-wide defaults. */
+export function parseRules<Req>(
+  value: unknown,
+  shadow: boolean,
+  priority: PriorityFunction<Req> | undefined,
+): CompiledRule<Req>[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new InvalidOptionTypeError(`createLimiter.limits must be a non-empty array of rules, got ${show(value)}`);
+  }
+  const seen = new Set<string>();
+  return value.map((entry: unknown, index) => {
+    const where = `createLimiter.limits[${index}]`;
+    const rule = requireObject(where, entry) as Partial<Record<keyof LimitRule, unknown>>;
+    rejectUnknownKeys(where, rule, RULE_KEYS);
+    const name = nameOption(`${where}.name`, rule.name);
+    if (seen.has(name)) {
+      throw new InvalidOptionError(`${where}.name ${show(name)} is used by another rule; names must be unique`);
+    }
+    seen.add(name);
+    const algorithm = rule.algorithm;
+    const fixed = isAlgorithm(algorithm) ? algorithm : undefined;
+    if (fixed === undefined && typeof algorithm !== 'function') {
+      throw new InvalidOptionTypeError(
+        `${where}.algorithm must be made by an algorithm factory such as slidingWindow({ limit, window }), or be a function of the request returning one, got ${show(algorithm)}`,
+      );
+    }
+    const lease = rule.lease === undefined ? undefined : parseLease(`${where}.lease`, rule.lease, fixed);
+    if (lease !== undefined && fixed === undefined) {
+      throw new InvalidOptionError(
+        `${where}.lease needs a fixed algorithm: a lease is taken on one key, in one algorithm's units`,
+      );
+    }
+    return {
+      name,
+      key: functionOption<KeyFunction<Req>>(`${where}.key`, rule.key),
+      algorithm: fixed,
+      algorithmOf: fixed === undefined ? (algorithm as AlgorithmFunction<Req>) : undefined,
+      shadow: rule.shadow === undefined ? shadow : booleanOption(`${where}.shadow`, rule.shadow),
+      priority:
+        rule.priority === undefined
+          ? priority
+          : functionOption<PriorityFunction<Req>>(`${where}.priority`, rule.priority),
+      penalty: parsePenalty(where, rule.blockDuration, rule.escalate),
+      lease,
+    };
+  });
+}
+
+function parsePenalty(where: string, blockDuration: unknown, escalate: unknown): Penalty | undefined {
+  if (blockDuration === undefined) {
+    if (escalate !== undefined) throw new InvalidOptionError(`${where}.escalate needs ${where}.blockDuration`);
+    return undefined;
+  }
+  const duration = timerOption(`${where}.blockDuration`, blockDuration);
+  if (escalate === undefined) return { duration, period: 0, max: duration };
+  const raw = requireObject(`${where}.escalate`, escalate);
+  rejectUnknownKeys(`${where}.escalate`, raw, ['period', 'max']);
+  const period = windowOption(`${where}.escalate.period`, raw.period);
+  const max = timerOption(`${where}.escalate.max`, raw.max);
+  if (max < duration) {
+    throw new InvalidOptionError(
+      `${where}.escalate.max must be at least blockDuration (${duration} ms), got ${show(raw.max)}`,
+    );
+  }
+  return { duration, period, max };
+}
+
+function parseLease(where: string, value: unknown, algorithm: Algorithm | undefined): LeaseConfig {
+  const raw = requireObject(where, value);
+  rejectUnknownKeys(where, raw, ['size', 'ttl']);
+  const size = integerOption(`${where}.size`, raw.size, 2);
+  const ttl = timerOption(`${where}.ttl`, raw.ttl);
+  if (algorithm !== undefined) {
+    const shaping = algorithm.kind === 'leakyBucket' && algorithm.options.mode === 'shaping';
+    if (!LEASABLE.has(algorithm.kind) || shaping) {
+      throw new InvalidOptionError(
+        `${where} works with fixedWindow, tokenBucket, gcra and leakyBucket (policing), got ${algorithm.kind}${shaping ? ' (shaping)' : ''}: units given back late would count differently there`,
+      );
+    }
+    if (size > algorithm.maxCost) {
+      throw new InvalidOptionError(`${where}.size must be at most the limit (${algorithm.maxCost}), got ${size}`);
+    }
+  }
+  return { size, ttl };
+}

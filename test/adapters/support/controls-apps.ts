@@ -1,0 +1,173 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { rateLimit, rateLimitStatus as expressStatus } from '@floodgate/express';
+import { floodgate } from '@floodgate/fastify';
+import { rateLimiter, rateLimitStatus as honoStatus } from '@floodgate/hono';
+import fastify5 from 'fastify';
+import { Hono } from 'hono';
+import { controlAnswer, summaryOf } from './controls-routes.ts';
+import type { Context } from 'hono';
+import type { RateLimitControls } from '@floodgate/core/http';
+// The Express 4 and Fastify 4 aliases are dev dependencies of the adapter packages.
+import fastify4 from '../../../packages/fastify/node_modules/fastify4/fastify.js';
+
+/**
+ * One app per framework and major version, each with the same routes, so a suite drives the three
+ * adapters alike:
+ *   GET /rate_limit         the status route, ahead of the limit (Fastify: a route whose handler
+ *                           is `fastify.floodgate.status`)
+ *   GET /control/:op        peek, reset, block, unblock through the middleware's controls for the
+ *                           calling request (`?cost=`, `?rule=`, `?ms=`), not limited; 400 with the
+ *                           error's name, code and message when the control rejects
+ *   GET /behind/rate_limit  the status route behind the limit (Fastify: a limited route whose
+ *                           handler calls `fastify.floodgate.status`)
+ *   GET anything else       limited; answers the decision the handler saw (`summaryOf`)
+ */
+
+export interface ControlledApp {
+  url: string;
+  /** The middleware's controls (Express/Hono middleware, `fastify.floodgate`). */
+  controls: RateLimitControls<unknown>;
+  close(): Promise<void>;
+}
+
+export interface Framework {
+  name: string;
+  /** Reads a request header from what user functions receive (`req`, `request`, `c`). */
+  headerOf(req: unknown, name: string): string | undefined;
+  /** `trustProxy`: the proxies to believe for X-Forwarded-For, as each framework takes them. */
+  start(options: Record<string, unknown>, trustProxy?: string[]): Promise<ControlledApp>;
+}
+
+interface ExpressRequest {
+  originalUrl: string;
+  params: { op: string };
+  rateLimit?: unknown;
+  get(name: string): string | undefined;
+}
+interface ExpressResponse {
+  status(code: number): ExpressResponse;
+  json(body: unknown): void;
+}
+
+const express5: unknown = (await import('express' as string)).default;
+const express4: unknown = (await import('../../../packages/express/node_modules/express4/index.js' as string)).default;
+
+function listen(server: Server): Promise<{ url: string; close(): Promise<void> }> {
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      const close = () =>
+        new Promise<void>((done) => {
+          server.closeAllConnections();
+          server.close(() => done());
+        });
+      resolve({ url: `http://127.0.0.1:${port}`, close });
+    });
+  });
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: one framework entry serves two Express major versions.
+function expressFramework(name: string, express: any): Framework {
+  return {
+    name,
+    headerOf: (req, header) => (req as ExpressRequest).get(header),
+    async start(options, trustProxy) {
+      const app = express();
+      if (trustProxy !== undefined) app.set('trust proxy', trustProxy);
+      const limiter = rateLimit(options as Parameters<typeof rateLimit>[0]);
+      const controls = limiter as unknown as RateLimitControls<unknown>;
+      app.get('/rate_limit', expressStatus(limiter));
+      app.get('/control/:op', async (req: ExpressRequest, res: ExpressResponse) => {
+        const answer = await controlAnswer(controls, req, req.params.op, req.originalUrl);
+        res.status(answer.status).json(answer.body);
+      });
+      app.use(limiter);
+      app.get('/behind/rate_limit', expressStatus(limiter));
+      app.get(/.*/, (req: ExpressRequest, res: ExpressResponse) => res.json(summaryOf(req.rateLimit)));
+      return { ...(await listen(createServer(app))), controls };
+    },
+  };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: one framework entry serves two Fastify major versions.
+function fastifyFramework(name: string, fastify: any): Framework {
+  return {
+    name,
+    headerOf: (req, header) => (req as { headers: Record<string, string | undefined> }).headers[header],
+    async start(options, trustProxy) {
+      const app = fastify({ forceCloseConnections: true, ...(trustProxy === undefined ? {} : { trustProxy }) });
+      await app.register(floodgate, options);
+      const controls = app.floodgate as RateLimitControls<unknown> & { status(req: unknown, reply: unknown): unknown };
+      app.get('/rate_limit', app.floodgate.status);
+      app.get('/behind/rate_limit', (request: unknown, reply: unknown) => controls.status(request, reply));
+      app.get(
+        '/control/:op',
+        { config: { rateLimit: false } },
+        async (request: { url: string; params: { op: string } }, reply: { code(status: number): unknown }) => {
+          const answer = await controlAnswer(controls, request, request.params.op, request.url);
+          reply.code(answer.status);
+          return answer.body;
+        },
+      );
+      app.get('/*', async (request: { rateLimit?: unknown }) => summaryOf(request.rateLimit));
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = app.server.address() as AddressInfo;
+      return { url: `http://127.0.0.1:${port}`, controls, close: () => app.close() };
+    },
+  };
+}
+
+const honoFramework: Framework = {
+  name: 'hono',
+  headerOf: (c, header) => (c as Context).req.header(header),
+  async start(options, trustProxy) {
+    const app = new Hono();
+    const limiter = rateLimiter({ ...options, ...(trustProxy === undefined ? {} : { trustProxy }) });
+    const controls = limiter as unknown as RateLimitControls<unknown>;
+    app.get('/rate_limit', honoStatus(limiter));
+    app.get('/control/:op', async (c) => {
+      const answer = await controlAnswer(controls, c, c.req.param('op'), c.req.url);
+      return c.json(answer.body, answer.status as 200);
+    });
+    app.use('*', limiter);
+    app.get('/behind/rate_limit', honoStatus(limiter));
+    app.get('*', (c) => c.json(summaryOf(c.get('rateLimit'))));
+    return new Promise((resolve) => {
+      const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
+        const close = () =>
+          new Promise<void>((done) => {
+            (server as Server).closeAllConnections();
+            server.close(() => done());
+          });
+        resolve({ url: `http://127.0.0.1:${info.port}`, controls, close });
+      });
+    });
+  },
+};
+
+/** Every framework and major version the adapters support. */
+export const frameworks: Framework[] = [
+  expressFramework('express 5', express5),
+  expressFramework('express 4', express4),
+  fastifyFramework('fastify 5', fastify5),
+  fastifyFramework('fastify 4', fastify4),
+  honoFramework,
+];
+
+/** Starts the apps, runs `body`, and closes them whatever happens. */
+export async function withApps(
+  starts: Promise<ControlledApp>[],
+  body: (...apps: ControlledApp[]) => Promise<void>,
+): Promise<void> {
+  const settled = await Promise.allSettled(starts);
+  const apps = settled.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));
+  try {
+    const failed = settled.find((start) => start.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    await body(...apps);
+  } finally {
+    await Promise.all(apps.map((app) => app.close()));
+  }
+}
