@@ -36,9 +36,13 @@ const key = {
 async function floodgateOptions(framework, variant) {
   const { byHeader, fixedWindow, layered } = await import('@floodgate/core');
   const window = windowMs;
+  const lease =
+    variant.lease === undefined || limit < 2
+      ? {}
+      : { lease: { ...variant.lease, size: Math.min(variant.lease.size, limit) } };
   const limits =
     variant.layers === 1
-      ? [{ name: 'apiKey', key: byHeader(FLOODGATE.header), algorithm: fixedWindow({ limit, window }) }]
+      ? [{ name: 'apiKey', key: byHeader(FLOODGATE.header), algorithm: fixedWindow({ limit, window }), ...lease }]
       : layered({
           ip: fixedWindow({ limit: FLOODGATE.ipLimit, window }),
           user: { id: key[framework], algorithm: fixedWindow({ limit, window }) },
