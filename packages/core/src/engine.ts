@@ -22,7 +22,7 @@ import type { RefundTarget } from './limiter-decision';
 import type { CompiledRule } from './rules';
 import type { SafeEvents } from './resilience/events';
 import type { ControlOperation, GuardedStore } from './resilience/guarded-store';
-import type { FailMode } from './resilience/options';
+import type { DecisionEvent, FailMode } from './resilience/options';
 import type { LayerCall, LayerOutcome, Penalty, Store } from './store';
 import type { MaybePromise } from './thenable';
 import type { Warn } from './warnings';
@@ -399,8 +399,7 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
       const leases = calls.filter((call) => call.algorithm.kind === 'concurrency');
       if (leases.length > 0) decision.release = releaseOnce(release, leases, requestId);
     }
-    if (this.events.wantsDecisions)
-      this.events.decision({ decision, ctx: ctx as KeyContext, keys: calls.map((c) => c.key) });
+    if (this.events.wantsDecisions) this.events.decision(new Decided(decision, ctx as KeyContext, calls));
     return decision;
   }
 
@@ -473,6 +472,23 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
       this.events.storeError({ error, operation: 'refund' });
       return Promise.resolve();
     }
+  }
+}
+
+/** The onDecision/onLimited event: the keys are listed only if a hook reads them. */
+class Decided implements DecisionEvent {
+  readonly decision: LimiterDecision;
+  readonly ctx: KeyContext;
+  readonly #calls: readonly LayerCall[];
+
+  constructor(decision: LimiterDecision, ctx: KeyContext, calls: readonly LayerCall[]) {
+    this.decision = decision;
+    this.ctx = ctx;
+    this.#calls = calls;
+  }
+
+  get keys(): string[] {
+    return this.#calls.map((call) => call.key);
   }
 }
 
