@@ -42,7 +42,8 @@ export const REDIS_CLIENT = {
  * One layer is one fixedWindow rule keyed by the `x-api-key` header (byHeader, as the peers key);
  * two layers are `layered({ ip, user })`, the user's id being that header, the ip layer's limit
  * never reached (ipLimit). `options` go to every adapter as they are (default options otherwise).
- * A variant with `lease` leases its layer (at most `limit` units at a time; none when the limit is 1).
+ * A variant with `lease` leases its layer (at most `limit` units at a time; none when the limit is 1);
+ * one with `metrics` adds prometheusHooks() on a registry of its own.
  */
 export const FLOODGATE = {
   adapters: ['express', 'fastify', 'hono'],
@@ -52,6 +53,8 @@ export const FLOODGATE = {
     { id: 'redis-2layers', store: 'redis', layers: 2 },
     // The one layer leased 100 units at a time (issue 12): one Redis call per 100 requests on a key.
     { id: 'redis-leased', store: 'redis', layers: 1, lease: { size: 100, ttl: '1s' } },
+    // With @floodgate/prometheus' hooks (issue 11): what metrics cost per request.
+    { id: 'redis-metrics', store: 'redis', layers: 1, metrics: true },
   ],
   header: 'x-api-key',
   ipLimit: 1e9,

@@ -48,6 +48,10 @@ async function floodgateOptions(framework, variant) {
           user: { id: key[framework], algorithm: fixedWindow({ limit, window }) },
         });
   const options = { ...FLOODGATE.options, limits };
+  if (variant.metrics) {
+    const [{ prometheusHooks }, { Registry }] = await Promise.all([import('@floodgate/prometheus'), import('prom-client')]);
+    Object.assign(options, prometheusHooks({ registry: new Registry() }));
+  }
   if (variant.store === 'redis') {
     const { RedisStore } = await import('@floodgate/redis');
     options.store = new RedisStore({ client: await redisClient(), prefix: FLOODGATE.redisPrefix });

@@ -1,3 +1,4 @@
+import { setupPaymentsDay } from './payments-day.js';
 import { drawTimeline, outcomeOf } from './timeline.js';
 import { chooseHosts, fetchConfig, newClientId, schedule, send } from './traffic.js';
 
@@ -169,4 +170,8 @@ addEventListener('resize', () => {
 
 start().catch((error) => {
   status.textContent = `Could not load the playground: ${error.message}`;
+});
+
+setupPaymentsDay().catch((error) => {
+  document.querySelector('#payments-status').textContent = `Could not load the payments day: ${error.message}`;
 });

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { rateLimit } from '@floodgate/express';
 import { algorithms } from './algorithms.js';
+import { addPaymentsDay } from './payments-day.js';
 
 const publicDir = fileURLToPath(new URL('../public', import.meta.url));
 const CLIENT_ID = /^[A-Za-z0-9-]{1,64}$/;
@@ -12,9 +13,9 @@ const EXPOSED = 'RateLimit, RateLimit-Policy, Retry-After, X-RateLimit-Limit, X-
 
 /**
  * The playground app: one rate-limited route per algorithm under /api, the configuration at
- * /api/config and the page from public/. `store` is shared by every route (each has its own
- * prefix); `clock` and `onDecision` are for tests; `hold` is how long the concurrency route keeps a
- * request open.
+ * /api/config, the payments day under /api/payments (src/payments-day.js) and the page from
+ * public/. `store` is shared by every route (each has its own prefix); `clock` and `onDecision` are
+ * for tests; `hold` is how long the concurrency route keeps a request open.
  *
  * @param {{
  *   store?: import('@floodgate/express').Store,
@@ -48,6 +49,7 @@ export function createPlayground({ store, storeName = 'memory', clock, hold = 10
     app.get(`/api/${algorithm.id}`, limiter, handler);
   }
 
+  addPaymentsDay(app, { store, clock, onDecision });
   app.use(express.static(publicDir));
   return app;
 }

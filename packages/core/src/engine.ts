@@ -151,7 +151,8 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
         value = Promise.resolve(value).catch(toFailure);
       }
       values[i] = value;
-      if (rule.algorithmOf !== undefined) {
+      // A rule that does not apply (its key said so at once) needs no algorithm.
+      if (rule.algorithmOf !== undefined && value !== undefined) {
         algorithms ??= new Array(rules.length);
         let algorithm: unknown;
         try {
