@@ -49,7 +49,10 @@ async function floodgateOptions(framework, variant) {
         });
   const options = { ...FLOODGATE.options, limits };
   if (variant.metrics) {
-    const [{ prometheusHooks }, { Registry }] = await Promise.all([import('@floodgate/prometheus'), import('prom-client')]);
+    const [{ prometheusHooks }, { Registry }] = await Promise.all([
+      import('@floodgate/prometheus'),
+      import('prom-client'),
+    ]);
     Object.assign(options, prometheusHooks({ registry: new Registry() }));
   }
   if (variant.store === 'redis') {
