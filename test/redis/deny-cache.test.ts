@@ -55,6 +55,9 @@ describe('answers from the deny cache are the store’s answers', () => {
             store,
             clock,
             denyCache,
+            // The property is about answers, not speed: a busy machine must not turn a slow call into a
+            // fallback decision that differs from the store's.
+            timeout: 10_000,
             limits: [{ name: 'k', key: (ctx) => ctx.header('x-client'), algorithm }],
           });
           return { limiter, store };
