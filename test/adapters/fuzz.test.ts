@@ -46,6 +46,7 @@ const layerArb = fc.record({
   window: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
   retryAfter: big,
   delay: fc.constant(0),
+  shadow: fc.constant(false),
 });
 
 const NOW = Date.UTC(2030, 0, 1);
@@ -63,6 +64,7 @@ function decisionOf(results: LayerResult[]): Decision {
     rule: binding.rule,
     results,
     degraded: false,
+    shadowDenied: false,
   };
 }
 
@@ -119,6 +121,7 @@ describe('the rate-limit fields, whatever the numbers', () => {
           window: algorithm.window,
           retryAfter: 0,
           delay: 0,
+          shadow: false,
         },
       ]);
       const headers = buildHeaders(decision, { now: NOW });
