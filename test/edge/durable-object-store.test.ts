@@ -44,8 +44,6 @@ async function storeCall(mf: Miniflare, body: object): Promise<{ outcomes?: unkn
 }
 
 const log = (limit: number) => ({ kind: 'slidingLog', options: { limit, window: 3_600_000 } });
-/** The same algorithm as the object reads it: its options and params. */
-const logWire = (limit: number) => ({ options: { limit, window: 3_600_000 }, params: [limit, 3_600_000] });
 
 describe.each([
   ['one object per identity', {}],
@@ -77,13 +75,16 @@ describe.each([
     expect(await ipOnly.json()).toMatchObject({ allowed: true, rule: 'ip', remaining: 10 - 3 - 1 });
   });
 
-  it('peek and refund: the store gives units back and reports without charging', async () => {
+  it('peek and refund: the store gives units back and answers at the cost asked without charging', async () => {
     const call = (cost: number) => ({ key: 'fg:t:sl:{peek-refund}', cost, ...log(10) });
     expect((await storeCall(mf, { op: 'consume', calls: [call(4)] })).outcomes).toMatchObject([{ remaining: 6 }]);
-    expect((await storeCall(mf, { op: 'peek', calls: [call(1)] })).outcomes).toMatchObject([{ remaining: 6 }]);
-    expect((await storeCall(mf, { op: 'peek', calls: [call(1)] })).outcomes).toMatchObject([{ remaining: 6 }]);
+    expect((await storeCall(mf, { op: 'peek', calls: [call(1)] })).outcomes).toMatchObject([{ remaining: 5 }]);
+    expect((await storeCall(mf, { op: 'peek', calls: [call(1)] })).outcomes).toMatchObject([{ remaining: 5 }]);
+    expect((await storeCall(mf, { op: 'peek', calls: [call(7)] })).outcomes).toMatchObject([
+      { allowed: false, remaining: 6 },
+    ]);
     await storeCall(mf, { op: 'refund', calls: [call(3)] });
-    expect((await storeCall(mf, { op: 'peek', calls: [call(1)] })).outcomes).toMatchObject([
+    expect((await storeCall(mf, { op: 'peek', calls: [call(0)] })).outcomes).toMatchObject([
       { allowed: true, remaining: 9 },
     ]);
   });
@@ -104,7 +105,35 @@ describe.each([
       { allowed: true, remaining: 3 },
       { allowed: false, remaining: 1 },
     ]);
-    expect((await storeCall(mf, { op: 'peek', calls })).outcomes).toMatchObject([{ remaining: 3 }, { remaining: 1 }]);
+    const atNoCost = calls.map((call) => ({ ...call, cost: 0 }));
+    expect((await storeCall(mf, { op: 'peek', calls: atNoCost })).outcomes).toMatchObject([
+      { remaining: 3 },
+      { remaining: 1 },
+    ]);
+  });
+
+  it('blocks each layer in the object it lives in, and unblock and reset reach every one', async () => {
+    const left = { key: 'fg:a:sl:{block-left}', cost: 1, ...log(5) };
+    const right = { key: 'fg:b:sl:{block-right}', cost: 1, ...log(5) };
+    await storeCall(mf, { op: 'consume', calls: [left, right] });
+    expect(await storeCall(mf, { op: 'block', duration: 60_000, calls: [left, right] })).toEqual({});
+    for (const alone of [left, right]) {
+      const [denied] = (await storeCall(mf, { op: 'consume', calls: [alone] })).outcomes as { retryAfter: number }[];
+      expect(denied).toMatchObject({ allowed: false, remaining: 0, limit: 5 });
+      expect(denied?.retryAfter).toBeGreaterThan(50_000);
+      expect(denied?.retryAfter).toBeLessThanOrEqual(60_000);
+    }
+    await storeCall(mf, { op: 'unblock', calls: [left, right] });
+    expect((await storeCall(mf, { op: 'consume', calls: [left, right] })).outcomes).toMatchObject([
+      { allowed: true, remaining: 3 },
+      { allowed: true, remaining: 3 },
+    ]);
+    await storeCall(mf, { op: 'reset', calls: [left, right] });
+    const fresh = [left, right].map((call) => ({ ...call, cost: 0 }));
+    expect((await storeCall(mf, { op: 'peek', calls: fresh })).outcomes).toMatchObject([
+      { remaining: 5 },
+      { remaining: 5 },
+    ]);
   });
 });
 
@@ -126,43 +155,26 @@ describe('DurableObjectStore checks calls in the Worker', () => {
   });
 });
 
-describe('FloodgateObject, called as DurableObjectStore calls it', () => {
-  let mf: Miniflare;
-  beforeAll(async () => {
-    mf = twoWorkers({ limit: 10 });
-    await mf.ready;
-  });
-  afterAll(() => mf?.dispose());
+interface Rows {
+  rows: number;
+  alarm: number | null;
+}
 
-  const layer = (key: string, cost: number) => ({ key, cost, kind: 'slidingLog', ...logWire(2) });
-  const send = async (body: object) => {
-    const response = await fetchFrom(mf, 'a', '/object/id:pending', { method: 'POST', body: JSON.stringify(body) });
-    return (await response.json()) as { outcomes: { allowed: boolean; retryAfter: number }[] };
-  };
+/** What the object named `name` has in storage (TestObject's `/rows`). */
+async function rowsOf(mf: Miniflare, name: string): Promise<Rows> {
+  return (await (await fetchFrom(mf, 'a', `/rows/${name}`)).json()) as Rows;
+}
 
-  it('a denial caused only by part of a request still pending waits for it to settle, not the window', async () => {
-    // Part of request p1, whose other layers are in other objects: it may be refunded any moment.
-    await send({ op: 'consume', id: 'p1', partial: true, layers: [layer('fg:a:sl:{pending}', 2)] });
-    const [pendingDenial] = (await send({ op: 'consume', id: 'r2', layers: [layer('fg:a:sl:{pending}', 1)] })).outcomes;
-    expect(pendingDenial).toMatchObject({ allowed: false });
-    expect(pendingDenial?.retryAfter).toBeLessThanOrEqual(1000);
-    // The refund lands: room again.
-    await send({ op: 'refund', id: 'p1', layers: [layer('fg:a:sl:{pending}', 2)] });
-    expect((await send({ op: 'consume', id: 'r3', layers: [layer('fg:a:sl:{pending}', 1)] })).outcomes).toMatchObject([
-      { allowed: true },
-    ]);
-    // A whole request's charge is final: the denial it causes waits for the window.
-    await send({ op: 'consume', id: 'r4', layers: [layer('fg:b:sl:{pending}', 2)] });
-    const [finalDenial] = (await send({ op: 'consume', id: 'r5', layers: [layer('fg:b:sl:{pending}', 1)] })).outcomes;
-    expect(finalDenial?.retryAfter).toBeGreaterThan(3_000_000);
-  });
-
-  it('refuses a malformed request with 400 and the reason', async () => {
-    const response = await fetchFrom(mf, 'a', '/object/id:pending', { method: 'POST', body: '{"op":"reset"}' });
-    expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ error: 'unknown operation "reset"' });
-  });
-});
+/** The object's storage once its alarm has swept everything, polled with a bound far above the 3 s entries live. */
+async function swept(mf: Miniflare, name: string): Promise<Rows> {
+  const deadline = Date.now() + 30_000;
+  let seen = await rowsOf(mf, name);
+  while ((seen.rows !== 0 || seen.alarm !== null) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    seen = await rowsOf(mf, name);
+  }
+  return seen;
+}
 
 describe('FloodgateObject storage', () => {
   let mf: Miniflare;
@@ -176,17 +188,25 @@ describe('FloodgateObject storage', () => {
     // Kept 3 s after the consume (a rolling window): time enough to look at it on a busy machine.
     const call = { key: 'fg:s:sl:{sweep}', cost: 1, kind: 'slidingLog', options: { limit: 5, window: 3000 } };
     await storeCall(mf, { op: 'consume', calls: [call] });
-    const rows = async () => (await (await fetchFrom(mf, 'a', '/rows/id:sweep')).json()) as object;
-    expect(await rows()).toMatchObject({ rows: 1, alarm: expect.any(Number) });
-    // Then the alarm sweeps. Polled, with a bound far above the 3 s.
-    const deadline = Date.now() + 30_000;
-    let seen = await rows();
-    while (JSON.stringify(seen) !== JSON.stringify({ rows: 0, alarm: null }) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      seen = await rows();
-    }
-    expect(seen).toEqual({ rows: 0, alarm: null });
+    expect(await rowsOf(mf, 'id:sweep')).toMatchObject({ rows: 1, alarm: expect.any(Number) });
+    expect(await swept(mf, 'id:sweep')).toEqual({ rows: 0, alarm: null });
     // And the object works on afterwards (its table is made again).
     expect((await storeCall(mf, { op: 'consume', calls: [call] })).outcomes).toMatchObject([{ allowed: true }]);
+  });
+
+  it('deletes blocks and strikes once they expire, as it deletes states', async () => {
+    // One admitted, one denied: a state (kept 3 s), a block (until the log admits again, 3 s) and strikes (3.5 s).
+    const call = {
+      key: 'fg:s:sl:{penalised}',
+      cost: 1,
+      kind: 'slidingLog',
+      options: { limit: 1, window: 3000 },
+      penalty: { duration: 1000, period: 3500, max: 2000 },
+    };
+    await storeCall(mf, { op: 'consume', calls: [call] });
+    const [denied] = (await storeCall(mf, { op: 'consume', calls: [call] })).outcomes as { allowed: boolean }[];
+    expect(denied?.allowed).toBe(false);
+    expect(await rowsOf(mf, 'id:penalised')).toMatchObject({ rows: 3, alarm: expect.any(Number) });
+    expect(await swept(mf, 'id:penalised')).toEqual({ rows: 0, alarm: null });
   });
 });

@@ -61,6 +61,37 @@ describe('@floodgate/hono in workerd, MemoryStore', () => {
   });
 });
 
+/**
+ * nodejs_compat gives workerd a setImmediate. The Hono middleware batches the decisions of one
+ * event-loop turn only on @hono/node-server: in workerd a request whose promise is settled from
+ * another request's turn is cancelled as hung, so there it must decide each request at once.
+ */
+describe.each([
+  ['MemoryStore', 'hono-memory', '/limited/compat', 5, undefined],
+  ['DurableObjectStore', 'hono-durable', '/limited/compat', 10, 'FloodgateObject'],
+] as const)('@floodgate/hono in workerd with nodejs_compat, %s', (_, worker, path, limit, objectClass) => {
+  let mf: Miniflare;
+  beforeAll(async () => {
+    const config = { limit, timeout: 10_000 };
+    mf = startWorkers(await bundleWorker(worker), [
+      { name: 'compat', flags: ['nodejs_compat'], config, ...(objectClass === undefined ? {} : { objectClass }) },
+    ]);
+    await mf.ready;
+  });
+  afterAll(() => mf?.dispose());
+
+  it('answers every one of 30 concurrent requests: the limit admitted, the rest refused, none cancelled', async () => {
+    const responses = await burst(mf, ['compat'], path, 30, ip('198.51.100.30'));
+    const bodies = await Promise.all(responses.map((response) => response.text()));
+    const statuses = responses.map((response) => response.status);
+    expect(
+      statuses.filter((status) => status !== 200 && status !== 429),
+      bodies.join('\n').slice(0, 500),
+    ).toEqual([]);
+    expect(statuses.filter((status) => status === 200).length).toBe(limit);
+  });
+});
+
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 describe('the edge bundle', () => {

@@ -15,6 +15,8 @@ export interface WorkerSpec {
   objectClass?: 'FloodgateObject' | 'TestObject';
   /** The Worker that defines that class (and so owns the objects); default: this one. */
   objectOwner?: string;
+  /** Compatibility flags, such as `nodejs_compat`. */
+  flags?: string[];
 }
 
 /**
@@ -43,6 +45,7 @@ export function startWorkers(
       modules: true,
       script: bundle.code,
       compatibilityDate: COMPATIBILITY_DATE,
+      ...(spec.flags === undefined ? {} : { compatibilityFlags: spec.flags }),
       bindings: {
         CONFIG: JSON.stringify(spec.config ?? {}),
         ...(spec.fault === undefined ? {} : { FAULT: spec.fault }),

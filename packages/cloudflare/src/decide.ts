@@ -1,92 +1,114 @@
-import { SETTLE_MS } from './pending-charges';
-import type { Algorithm } from '@floodgate/core';
-import type { LayerOutcome, Outcome } from '@floodgate/core/store';
+import { consumeLayers, peekLayers } from '@floodgate/core/store';
+import { BLOCK, STATE, STRIKES } from './entry-table';
+import { StoredLayers } from './stored-layers';
+import { waitsForPending, untilSettled } from './settling';
+import type { LayerCall, LayerOutcome, Outcome } from '@floodgate/core/store';
 import type { AlgorithmCache } from './algorithms';
+import type { EntryTable } from './entry-table';
 import type { PendingCharges } from './pending-charges';
 import type { WireRequest } from './protocol';
-import type { StateTable } from './state-table';
 
 /** Where one request is applied: the object's table, algorithms and pending charges, at one instant. */
 export interface ObjectState {
-  table: StateTable;
+  table: EntryTable;
   algorithms: AlgorithmCache;
   pending: PendingCharges;
+  /** The decisions' clock: the store's `clock` reading when it sent one, else `objectNow`. */
   now: number;
+  /** The object's own clock, which its alarm sweeps by. */
+  objectNow: number;
 }
 
-/** What one request did to the object: its outcomes, and the latest expiry it wrote (0 for none). */
+/** What one request did to the object: its outcomes, and when the alarm must sweep what it wrote (0: nothing written). */
 export interface Applied {
   outcomes: LayerOutcome[];
-  latestExpiry: number;
-}
-
-interface Layer {
-  key: string;
-  cost: number;
-  algorithm: Algorithm;
+  latestSweep: number;
 }
 
 const withoutState = ({ state: _state, ...outcome }: Outcome<unknown>): LayerOutcome => outcome;
 
 /**
- * Runs one request against the object, synchronously: MemoryStore's consume (every layer decided,
- * all charged only if all allow, a layer that allowed reported uncharged when another denied), its
- * refund (the expiry kept; each layer then reported as a peek would see it), or a peek (a cost-0
- * decision that writes nothing).
+ * Runs one request against the object, synchronously, with MemoryStore's semantics (core's
+ * consumeLayers and peekLayers on the object's storage): consume, peek, refund, reset, block and
+ * unblock. Every operation but consume and peek answers each layer's numbers at cost 0 afterwards.
  */
 export function apply(request: WireRequest, object: ObjectState): Applied {
-  const { table, algorithms, now } = object;
-  const layers: Layer[] = request.layers.map((layer) => ({ ...layer, algorithm: algorithms.get(layer) }));
-  const states = layers.map(({ key }) => table.get(key, now));
-  if (request.op === 'refund') return { outcomes: refund(request, layers, states, object), latestExpiry: 0 };
-  const peek = request.op === 'peek';
-  const decided = layers.map(({ algorithm, cost }, i) => algorithm.decide(states[i], now, peek ? 0 : cost, request.id));
-  if (peek) return { outcomes: decided.map(withoutState), latestExpiry: 0 };
-  const allowed = decided.every((outcome) => outcome.allowed);
-  let latestExpiry = 0;
-  for (let i = 0; i < layers.length; i++) {
-    const { key, algorithm, cost } = layers[i] as Layer;
-    const outcome = decided[i] as Outcome<unknown>;
-    if (!allowed) {
-      decided[i] = outcome.allowed
-        ? algorithm.decide(states[i], now, 0, request.id)
-        : untilSettled(outcome, layers[i] as Layer, states[i], request.id, object);
-      continue;
-    }
-    if (request.partial === true && cost > 0) object.pending.add(key, request.id, cost, now);
-    if (outcome.state === undefined) continue;
-    // Kept as long as MemoryStore keeps it: until the outcome's resetAt, at least 1 ms.
-    const expiresAt = now + Math.max(1, outcome.resetAt - now);
-    table.set(key, outcome.state, expiresAt);
-    latestExpiry = Math.max(latestExpiry, expiresAt);
+  const { now, algorithms } = object;
+  const calls: LayerCall[] = request.layers.map((layer) => ({
+    key: layer.key,
+    algorithm: algorithms.get(layer),
+    cost: layer.cost,
+    shadow: layer.shadow,
+    critical: layer.critical,
+    penalty: layer.penalty,
+  }));
+  const states = new StoredLayers(object.table, now, object.objectNow);
+  let outcomes: Outcome<unknown>[];
+  if (request.op === 'consume') outcomes = consume(request, calls, states, object);
+  else if (request.op === 'peek') outcomes = peekLayers(states, calls, request.id, now);
+  else {
+    change(request, calls, states, object);
+    outcomes = peekLayers(
+      states,
+      calls.map((call) => ({ ...call, cost: 0 })),
+      request.id,
+      now,
+    );
   }
-  return { outcomes: decided.map(withoutState), latestExpiry };
-}
-
-function refund(request: WireRequest, layers: Layer[], states: unknown[], object: ObjectState): LayerOutcome[] {
-  const { table, now } = object;
-  return layers.map(({ key, algorithm, cost }, i) => {
-    object.pending.settle(key, request.id);
-    let state = states[i];
-    if (state !== undefined) {
-      state = algorithm.refund(state, now, cost, request.id);
-      if (state !== undefined) table.replace(key, state);
-    }
-    return withoutState(algorithm.decide(state, now, 0, request.id));
-  });
+  return { outcomes: outcomes.map(withoutState), latestSweep: states.latestSweep };
 }
 
 /**
- * A denial that only charges still pending elsewhere cause (they pass once those are refunded)
- * waits until they are settled, at most SETTLE_MS, instead of the full retryAfter.
+ * consumeLayers, with what only a store split over objects needs (see PendingCharges): a layer
+ * denied only by charges still pending elsewhere is given a wait until they settle rather than its
+ * full retryAfter, and no penalty (its client may be admitted a moment later); and a partial
+ * request's charges are recorded as pending.
  */
-function untilSettled(denied: Outcome<unknown>, layer: Layer, state: unknown, id: string, object: ObjectState) {
-  const { now } = object;
-  const pending = object.pending.of(layer.key, now);
-  if (pending.length === 0) return denied;
-  let without = state;
-  for (const charge of pending) without = layer.algorithm.refund(without, now, charge.cost, charge.id);
-  if (!layer.algorithm.decide(without, now, layer.cost, id).allowed) return denied;
-  const settled = Math.max(...pending.map((charge) => charge.at)) + SETTLE_MS - now;
-  return { ...denied, retryAfter: Math.max(1, Math.min(denied.retryAfter, settled)) };
+function consume(request: WireRequest, calls: LayerCall[], states: StoredLayers, object: ObjectState) {
+  const { pending, now } = object;
+  const settling = calls.map((call) => waitsForPending(call, states, pending, request.id, now));
+  const decided = consumeLayers(
+    states,
+    settling.includes(true) ? calls.map((call, i) => (settling[i] ? { ...call, penalty: undefined } : call)) : calls,
+    request.id,
+    now,
+  );
+  const allowed = calls.every((call, i) => call.shadow === true || (decided[i] as Outcome<unknown>).allowed);
+  for (let i = 0; i < calls.length; i++) {
+    const { key, cost } = calls[i] as LayerCall;
+    const outcome = decided[i] as Outcome<unknown>;
+    if (!outcome.allowed && settling[i]) decided[i] = untilSettled(outcome, pending.of(key, now), now);
+    else if (allowed && outcome.allowed && request.partial === true && cost > 0)
+      pending.add(key, request.id, cost, now);
+  }
+  return decided;
+}
+
+/** refund, reset, block, unblock: what each does to every layer's key. */
+function change(request: WireRequest, calls: LayerCall[], states: StoredLayers, object: ObjectState): void {
+  const { now, pending } = object;
+  for (const { key, algorithm, cost } of calls) {
+    switch (request.op) {
+      case 'refund': {
+        pending.settle(key, request.id);
+        const state = states.state(key);
+        if (state === undefined) break;
+        const refunded = algorithm.refund(state, now, cost, request.id);
+        if (refunded !== undefined) states.replaceState(key, refunded as object);
+        break;
+      }
+      case 'reset':
+        pending.forget(key);
+        states.delete(key, [STATE, BLOCK, STRIKES]);
+        break;
+      case 'block': {
+        const duration = request.duration as number;
+        states.block(key, now + duration, duration);
+        break;
+      }
+      case 'unblock':
+        states.delete(key, [BLOCK, STRIKES]);
+        break;
+    }
+  }
 }

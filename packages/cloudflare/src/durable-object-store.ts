@@ -1,20 +1,24 @@
-import { StoreError } from '@floodgate/core';
+import { InvalidOptionError, StoreError } from '@floodgate/core';
+import { MAX_TIMER_MS, show } from '@floodgate/core/store';
+import { consumeAcross, merge } from './across';
 import { parseDurableObjectStoreOptions } from './options';
 import { objectNameOf } from './placement';
-import { parseReply, toWireLayer } from './protocol';
+import { isBlockDuration, parseReply, toWireLayer } from './protocol';
 import type { LayerCall, LayerOutcome, PartitionedStore } from '@floodgate/core/store';
+import type { Group } from './across';
 import type { DurableObjectStoreOptions } from './options';
-import type { Operation, WireLayer, WireRequest } from './protocol';
+import type { Operation, WireRequest } from './protocol';
 import type { LimiterNamespace } from './types';
 
 /** The URL is only a label: a Durable Object's fetch reaches the object, never the network. */
 const ENDPOINT = 'https://floodgate.object/';
 
-/** The layers of one request that live in one object, with their places in the request. */
-interface Group {
-  name: string;
-  indices: number[];
-  layers: WireLayer[];
+/** One operation as sent to every object it touches. */
+interface Sending {
+  op: Operation;
+  id: string;
+  now: number | undefined;
+  duration?: number;
 }
 
 /**
@@ -22,9 +26,11 @@ interface Group {
  * bound to the namespace shares one exact limit. Not `local`: the limiter puts its deadline,
  * circuit breaker and local fallback around it, as it does around Redis.
  *
- * Layers keyed by one identity live in one object and are decided in one atomic call. Layers on
- * different objects (an IP layer and a user layer) are charged in parallel, and when one denies or
- * fails, the ones that were charged are refunded, as RedisStore does across Cluster slots.
+ * Layers keyed by one identity live in one object and are decided in one atomic call, with
+ * MemoryStore's semantics (shadow layers, the reserve, penalties). Layers on different objects (an
+ * IP layer and a user layer) are charged in parallel, and when one object denies or fails, the
+ * ones that were charged are refunded, as RedisStore does across Cluster slots. Every operation is
+ * one call per object its layers live in.
  *
  * @example
  * const store = new DurableObjectStore({ namespace: env.FLOODGATE });
@@ -32,22 +38,43 @@ interface Group {
 export class DurableObjectStore implements PartitionedStore {
   readonly shards: number | undefined;
   readonly #namespace: LimiterNamespace;
+  readonly #clock: (() => number) | undefined;
 
   constructor(options: DurableObjectStoreOptions) {
-    ({ namespace: this.#namespace, shards: this.shards } = parseDurableObjectStoreOptions(options));
+    ({ namespace: this.#namespace, shards: this.shards, clock: this.#clock } = parseDurableObjectStoreOptions(options));
   }
 
   consume(calls: readonly LayerCall[], requestId: string): Promise<LayerOutcome[]> {
-    return this.#submit('consume', calls, requestId);
+    return this.#submit(calls, { op: 'consume', id: requestId });
   }
 
   async refund(calls: readonly LayerCall[], requestId: string): Promise<void> {
-    await this.#submit('refund', calls, requestId);
+    await this.#submit(calls, { op: 'refund', id: requestId });
   }
 
-  /** Each layer's numbers now, for a request of cost 0; charges nothing. */
+  /** Each layer's outcome now, at its cost, as consume would answer it; writes nothing. */
   peek(calls: readonly LayerCall[], requestId = ''): Promise<LayerOutcome[]> {
-    return this.#submit('peek', calls, requestId);
+    return this.#submit(calls, { op: 'peek', id: requestId });
+  }
+
+  /** Deletes the layers' state, blocks and strikes. */
+  async reset(calls: readonly LayerCall[]): Promise<void> {
+    await this.#submit(calls, { op: 'reset', id: '' });
+  }
+
+  /** Blocks the layers' keys for `duration` ms (each object its own keys), for every Worker on the namespace. */
+  async block(calls: readonly LayerCall[], duration: number): Promise<void> {
+    if (!isBlockDuration(duration)) {
+      throw new InvalidOptionError(
+        `DurableObjectStore.block: duration must be whole ms from 1 to ${MAX_TIMER_MS}, got ${show(duration)}`,
+      );
+    }
+    await this.#submit(calls, { op: 'block', id: '', duration });
+  }
+
+  /** Lifts the layers' blocks and forgets their strikes. */
+  async unblock(calls: readonly LayerCall[]): Promise<void> {
+    await this.#submit(calls, { op: 'unblock', id: '' });
   }
 
   /**
@@ -59,18 +86,22 @@ export class DurableObjectStore implements PartitionedStore {
     return this.shards === undefined ? '' : objectNameOf(key, this.shards);
   }
 
-  #submit(op: Operation, calls: readonly LayerCall[], id: string): Promise<LayerOutcome[]> {
+  #submit(calls: readonly LayerCall[], operation: Omit<Sending, 'now'>): Promise<LayerOutcome[]> {
     let groups: Group[];
+    let sending: Sending;
     try {
       groups = this.#group(calls);
+      sending = { ...operation, now: this.#now() };
     } catch (error) {
       return Promise.reject(error);
     }
+    const call = (group: Group, op: Operation, partial?: boolean) => this.#call(group, { ...sending, op }, partial);
     if (groups.length === 0) return Promise.resolve([]);
-    if (groups.length === 1) return this.#call(groups[0] as Group, op, id);
-    return op === 'consume'
-      ? this.#consumeAcross(groups, calls.length, id)
-      : this.#across(groups, op, calls.length, id);
+    if (groups.length === 1) return call(groups[0] as Group, sending.op);
+    if (sending.op === 'consume') return consumeAcross(groups, calls.length, call);
+    return Promise.all(groups.map((group) => call(group, sending.op))).then((answers) =>
+      merge(groups, answers, calls.length),
+    );
   }
 
   #group(calls: readonly LayerCall[]): Group[] {
@@ -89,8 +120,22 @@ export class DurableObjectStore implements PartitionedStore {
     return [...byName.values()];
   }
 
-  async #call(group: Group, op: Operation, id: string, partial = false): Promise<LayerOutcome[]> {
-    const request: WireRequest = partial ? { op, id, layers: group.layers, partial } : { op, id, layers: group.layers };
+  /** The clock's reading, checked, when the store has one. */
+  #now(): number | undefined {
+    if (this.#clock === undefined) return undefined;
+    const now: unknown = this.#clock();
+    if (!Number.isSafeInteger(now) || (now as number) < 0) {
+      throw new InvalidOptionError(`DurableObjectStore.clock must return integer epoch ms >= 0, got ${show(now)}`);
+    }
+    return now as number;
+  }
+
+  async #call(group: Group, sending: Sending, partial = false): Promise<LayerOutcome[]> {
+    const { op, id, now, duration } = sending;
+    const request: WireRequest = { op, id, layers: group.layers };
+    if (partial) request.partial = true;
+    if (now !== undefined) request.now = now;
+    if (duration !== undefined) request.duration = duration;
     const namespace = this.#namespace;
     let response: Response;
     try {
@@ -113,51 +158,4 @@ export class DurableObjectStore implements PartitionedStore {
     }
     return parseReply(await response.json().catch(() => undefined), request);
   }
-
-  /** Refund and peek on several objects: no decision to keep together, every part just has to land. */
-  async #across(groups: Group[], op: Operation, count: number, id: string): Promise<LayerOutcome[]> {
-    const answers = await Promise.all(groups.map((group) => this.#call(group, op, id)));
-    return op === 'refund' ? [] : merge(groups, answers, count);
-  }
-
-  /**
-   * One consume per object, in parallel. Each is atomic for its own layers only, so when any object
-   * denies or fails, the objects that charged are refunded and report their numbers uncharged. An
-   * object whose refund fails keeps its charge until its window forgets it (never more admitted).
-   * Each part is marked `partial`: a denial its charge causes meanwhile is told to wait only until
-   * the charge is settled (see PendingCharges).
-   */
-  async #consumeAcross(groups: Group[], count: number, id: string): Promise<LayerOutcome[]> {
-    const settled = await Promise.allSettled(groups.map((group) => this.#call(group, 'consume', id, true)));
-    const charged = (result: PromiseSettledResult<LayerOutcome[]>) =>
-      result.status === 'fulfilled' && result.value.every((outcome) => outcome.allowed);
-    if (!settled.every(charged)) {
-      await Promise.all(
-        settled.map(async (result, g) => {
-          if (!charged(result)) return;
-          const group = groups[g] as Group;
-          try {
-            settled[g] = { status: 'fulfilled', value: await this.#call(group, 'refund', id) };
-          } catch {
-            // Kept as charged: the refund did not land.
-          }
-        }),
-      );
-    }
-    const answers: LayerOutcome[][] = [];
-    for (const result of settled) {
-      if (result.status === 'rejected') throw result.reason;
-      answers.push(result.value);
-    }
-    return merge(groups, answers, count);
-  }
-}
-
-function merge(groups: readonly Group[], answers: readonly LayerOutcome[][], count: number): LayerOutcome[] {
-  const outcomes: LayerOutcome[] = new Array(count);
-  for (const [g, group] of groups.entries()) {
-    for (const [j, index] of group.indices.entries())
-      outcomes[index] = (answers[g] as LayerOutcome[])[j] as LayerOutcome;
-  }
-  return outcomes;
 }

@@ -1,9 +1,9 @@
 import { InvalidOptionTypeError } from '@floodgate/core';
 import { AlgorithmCache } from './algorithms';
 import { apply } from './decide';
+import { EntryTable } from './entry-table';
+import { parseRequest } from './parse-request';
 import { PendingCharges } from './pending-charges';
-import { parseRequest } from './protocol';
-import { StateTable } from './state-table';
 import type { LimiterObjectState } from './types';
 
 const json = (status: number, body: unknown) =>
@@ -13,17 +13,18 @@ const reason = (error: unknown) => (error instanceof Error ? error.message : Str
 
 /**
  * The Durable Object that keeps the limits: export it from your Worker and bind it (see the README).
- * It runs @floodgate/core's algorithms on state in its SQLite storage. Each request is read, decided
- * and written without a single await, and a Durable Object runs one thing at a time, so every
- * consume is atomic over all the layers it carries. An alarm deletes keys once they have expired,
- * and the whole storage when none is left.
+ * It decides with @floodgate/core's own consumeLayers and peekLayers, the code MemoryStore runs,
+ * on state, blocks and strikes in its SQLite storage. Each request is read, decided and written
+ * without a single await, and a Durable Object runs one thing at a time, so every operation is
+ * atomic over all the layers it carries. An alarm deletes entries once they have expired, and the
+ * whole storage when none is left.
  *
  * @example
  * export { FloodgateObject } from '@floodgate/cloudflare';
  */
 export class FloodgateObject {
   readonly #ctx: LimiterObjectState;
-  readonly #table: StateTable;
+  readonly #table: EntryTable;
   readonly #algorithms = new AlgorithmCache();
   readonly #pending = new PendingCharges();
   /** When the sweep alarm is set for, or null when none is; undefined until read from storage. */
@@ -37,7 +38,7 @@ export class FloodgateObject {
       );
     }
     this.#ctx = ctx;
-    this.#table = new StateTable(sql);
+    this.#table = new EntryTable(sql);
   }
 
   /** Answers one POSTed WireRequest from a DurableObjectStore with a WireReply. */
@@ -50,18 +51,26 @@ export class FloodgateObject {
     }
     let applied: ReturnType<typeof apply>;
     try {
-      const object = { table: this.#table, algorithms: this.#algorithms, pending: this.#pending, now: Date.now() };
-      applied = apply(parseRequest(body), object);
+      const wire = parseRequest(body);
+      const objectNow = Date.now();
+      const object = {
+        table: this.#table,
+        algorithms: this.#algorithms,
+        pending: this.#pending,
+        now: wire.now ?? objectNow,
+        objectNow,
+      };
+      applied = apply(wire, object);
     } catch (error) {
       // A malformed request or options no factory takes (400); anything else is the object's fault.
       const status = error instanceof TypeError || error instanceof RangeError ? 400 : 500;
       return json(status, { error: reason(error) });
     }
-    if (applied.latestExpiry > 0) await this.#sweepBy(applied.latestExpiry);
+    if (applied.latestSweep > 0) await this.#sweepBy(applied.latestSweep);
     return json(200, { outcomes: applied.outcomes });
   }
 
-  /** Deletes the expired keys; sets itself again for the last one left, or wipes the storage. */
+  /** Deletes the expired entries; sets itself again for the last one left, or wipes the storage. */
   async alarm(): Promise<void> {
     this.#alarmAt = null;
     const latest = this.#table.sweep(Date.now());
@@ -75,11 +84,11 @@ export class FloodgateObject {
     await this.#ctx.storage.deleteAll();
   }
 
-  /** Makes sure an alarm will sweep at or after `expiry`. One alarm at a time, set only when none is. */
-  async #sweepBy(expiry: number): Promise<void> {
+  /** Makes sure an alarm will sweep at or after `sweepAt`. One alarm at a time, set only when none is. */
+  async #sweepBy(sweepAt: number): Promise<void> {
     if (this.#alarmAt === undefined) this.#alarmAt = await this.#ctx.storage.getAlarm();
     if (this.#alarmAt !== null) return;
-    this.#alarmAt = expiry;
-    await this.#ctx.storage.setAlarm(expiry);
+    this.#alarmAt = sweepAt;
+    await this.#ctx.storage.setAlarm(sweepAt);
   }
 }

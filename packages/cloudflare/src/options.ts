@@ -1,5 +1,5 @@
 import { InvalidOptionError, InvalidOptionTypeError } from '@floodgate/core';
-import { rejectUnknownKeys, requireObject, show } from '@floodgate/core/store';
+import { functionOption, rejectUnknownKeys, requireObject, show } from '@floodgate/core/store';
 import type { LimiterNamespace } from './types';
 
 export interface DurableObjectStoreOptions {
@@ -14,17 +14,29 @@ export interface DurableObjectStoreOptions {
    * request's layers decided in one call, at one object's throughput).
    */
   shards?: number;
+  /**
+   * Time for decisions, in epoch ms, read once per store call and sent with it. Default: none, each
+   * object decides by its own clock (on Cloudflare the same synchronised clock as the Worker's).
+   * Give one to decide on an injected clock (tests); every Worker sharing the objects must then
+   * read the same one, as with `createLimiter({ clock })`, which should be given it too.
+   */
+  clock?: () => number;
 }
 
 export interface DurableObjectStoreConfig {
   namespace: LimiterNamespace;
   shards: number | undefined;
+  clock: (() => number) | undefined;
 }
 
 export function parseDurableObjectStoreOptions(options: DurableObjectStoreOptions): DurableObjectStoreConfig {
   const raw = requireObject('DurableObjectStore', options);
-  rejectUnknownKeys('DurableObjectStore', raw, ['namespace', 'shards']);
-  return { namespace: parseNamespace(raw.namespace), shards: parseShards(raw.shards) };
+  rejectUnknownKeys('DurableObjectStore', raw, ['namespace', 'shards', 'clock']);
+  return {
+    namespace: parseNamespace(raw.namespace),
+    shards: parseShards(raw.shards),
+    clock: raw.clock === undefined ? undefined : functionOption<() => number>('DurableObjectStore.clock', raw.clock),
+  };
 }
 
 function parseNamespace(value: unknown): LimiterNamespace {

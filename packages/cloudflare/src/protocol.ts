@@ -1,15 +1,16 @@
 import { InvalidCostError, InvalidOptionError, InvalidOptionTypeError, StoreError } from '@floodgate/core';
-import { show } from '@floodgate/core/store';
+import { MAX_TIMER_MS, show } from '@floodgate/core/store';
 import type { AlgorithmKind } from '@floodgate/core';
-import type { LayerCall, LayerOutcome } from '@floodgate/core/store';
+import type { LayerCall, LayerOutcome, Penalty } from '@floodgate/core/store';
 
 /**
  * The JSON a DurableObjectStore POSTs to a FloodgateObject, and what comes back. Algorithms travel
  * as their factory's name and options, and the object builds the same algorithm from them; `params`
  * go along so that an object running another version of the code, which would build something
- * else, refuses instead of deciding differently.
+ * else, refuses instead of deciding differently. The object checks every field again
+ * (parseRequest): the wire is not trusted.
  */
-export type Operation = 'consume' | 'refund' | 'peek';
+export type Operation = 'consume' | 'refund' | 'peek' | 'reset' | 'block' | 'unblock';
 
 export interface WireLayer {
   key: string;
@@ -17,6 +18,10 @@ export interface WireLayer {
   options: Readonly<Record<string, unknown>>;
   params: readonly number[];
   cost: number;
+  /** Present only when true, as are `critical` and `penalty` when given: the usual layer stays small. */
+  shadow?: true;
+  critical?: true;
+  penalty?: Penalty;
 }
 
 export interface WireRequest {
@@ -26,9 +31,13 @@ export interface WireRequest {
   layers: readonly WireLayer[];
   /** A consume of some of a request's layers, the others going to other objects (see PendingCharges). */
   partial?: boolean;
+  /** The store's `clock` reading (epoch ms); without it the object decides by its own clock. */
+  now?: number;
+  /** `block` only: how long the block lasts, in ms. */
+  duration?: number;
 }
 
-/** One outcome per layer; after a refund, each layer's numbers as a peek would see them. */
+/** One outcome per layer; after any operation but consume and peek, each layer's numbers at cost 0. */
 export interface WireReply {
   outcomes: LayerOutcome[];
 }
@@ -43,11 +52,31 @@ export const KINDS: readonly AlgorithmKind[] = [
   'concurrency',
 ];
 
-const OPERATIONS: readonly Operation[] = ['consume', 'refund', 'peek'];
+export const OPERATIONS: readonly Operation[] = ['consume', 'refund', 'peek', 'reset', 'block', 'unblock'];
+
+/** Why `penalty` is not one (whole ms, 1 <= duration <= max <= MAX_TIMER_MS, period >= 0), or undefined. */
+export function penaltyProblem(penalty: unknown): string | undefined {
+  const fields = penalty as Partial<Record<keyof Penalty, unknown>> | null;
+  if (typeof fields !== 'object' || fields === null) return 'it is not an object';
+  const unknown = Object.keys(fields).find((name) => name !== 'duration' && name !== 'period' && name !== 'max');
+  if (unknown !== undefined) return `unknown field ${show(unknown)}`;
+  const { duration, period, max } = fields;
+  const whole = (n: unknown, min: number, most: number) =>
+    Number.isSafeInteger(n) && (n as number) >= min && (n as number) <= most;
+  if (!whole(duration, 1, MAX_TIMER_MS)) return `duration must be whole ms from 1 to ${MAX_TIMER_MS}`;
+  if (!whole(max, duration as number, MAX_TIMER_MS)) return `max must be whole ms from duration to ${MAX_TIMER_MS}`;
+  if (!whole(period, 0, Number.MAX_SAFE_INTEGER)) return 'period must be whole ms >= 0';
+  return undefined;
+}
+
+/** Whether `duration` is a block's length: whole ms from 1 to MAX_TIMER_MS. */
+export function isBlockDuration(duration: unknown): duration is number {
+  return Number.isSafeInteger(duration) && (duration as number) >= 1 && (duration as number) <= MAX_TIMER_MS;
+}
 
 /** Checks one call in the Worker, before anything is sent; mistakes throw as they would anywhere else. */
 export function toWireLayer(call: LayerCall): WireLayer {
-  const { key, algorithm, cost } = call;
+  const { key, algorithm, cost, shadow, critical, penalty } = call;
   if (typeof key !== 'string' || key === '') {
     throw new InvalidOptionTypeError(`DurableObjectStore: a layer key must be a non-empty string, got ${show(key)}`);
   }
@@ -58,36 +87,27 @@ export function toWireLayer(call: LayerCall): WireLayer {
   if (!KINDS.includes(kind)) {
     throw new InvalidOptionError(`DurableObjectStore: algorithm ${show(kind)} is not one FloodgateObject can build`);
   }
-  return { key, kind, options: algorithm.options, params: algorithm.params, cost };
-}
-
-/** The object's side: anything malformed is refused with the reason (a 400). */
-export function parseRequest(body: unknown): WireRequest {
-  const request = body as Partial<WireRequest> | null;
-  if (typeof request !== 'object' || request === null) throw new TypeError(`expected an object, got ${show(body)}`);
-  const { op, id, layers, partial } = request;
-  if (!OPERATIONS.includes(op as Operation)) throw new TypeError(`unknown operation ${show(op)}`);
-  if (typeof id !== 'string') throw new TypeError(`id must be a string, got ${show(id)}`);
-  if (partial !== undefined && typeof partial !== 'boolean') throw new TypeError(`bad partial ${show(partial)}`);
-  if (!Array.isArray(layers)) throw new TypeError(`layers must be an array, got ${show(layers)}`);
-  for (const layer of layers as unknown[]) checkLayer(layer);
-  return request as WireRequest;
-}
-
-function checkLayer(value: unknown): void {
-  const layer = value as Partial<WireLayer> | null;
-  if (typeof layer !== 'object' || layer === null) throw new TypeError(`a layer must be an object, got ${show(value)}`);
-  if (typeof layer.key !== 'string' || layer.key === '') throw new TypeError(`bad layer key ${show(layer.key)}`);
-  if (!KINDS.includes(layer.kind as AlgorithmKind)) throw new TypeError(`unknown algorithm ${show(layer.kind)}`);
-  if (typeof layer.options !== 'object' || layer.options === null) {
-    throw new TypeError(`bad options ${show(layer.options)}`);
+  for (const [name, flag] of [
+    ['shadow', shadow],
+    ['critical', critical],
+  ] as const) {
+    if (flag !== undefined && typeof flag !== 'boolean') {
+      throw new InvalidOptionTypeError(`DurableObjectStore: a layer's ${name} must be a boolean, got ${show(flag)}`);
+    }
   }
-  if (!Array.isArray(layer.params) || !layer.params.every(Number.isSafeInteger)) {
-    throw new TypeError(`bad params ${show(layer.params)}`);
+  const layer: WireLayer = { key, kind, options: algorithm.options, params: algorithm.params, cost };
+  if (shadow === true) layer.shadow = true;
+  if (critical === true) layer.critical = true;
+  if (penalty !== undefined) {
+    const problem = penaltyProblem(penalty);
+    if (problem !== undefined) {
+      throw new InvalidOptionError(
+        `DurableObjectStore: a layer's penalty is refused (${problem}), got ${show(penalty)}`,
+      );
+    }
+    layer.penalty = { duration: penalty.duration, period: penalty.period, max: penalty.max };
   }
-  if (!Number.isSafeInteger(layer.cost) || (layer.cost as number) < 0) {
-    throw new TypeError(`bad cost ${show(layer.cost)}`);
-  }
+  return layer;
 }
 
 const NUMBERS = ['limit', 'remaining', 'resetAt', 'retryAfter', 'delay'] as const;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { concurrency, fixedWindow, gcra, leakyBucket, slidingLog, slidingWindow, tokenBucket } from '@floodgate/core';
 import { AlgorithmCache } from '../src/algorithms';
-import { parseReply, parseRequest, toWireLayer } from '../src/protocol';
+import { parseRequest } from '../src/parse-request';
+import { parseReply, toWireLayer } from '../src/protocol';
 import type { Algorithm } from '@floodgate/core';
 import type { WireRequest } from '../src/protocol';
 
@@ -66,7 +67,7 @@ describe('parseRequest (in the object)', () => {
   const layer = toWireLayer({ key: 'k', algorithm: window, cost: 1 });
   it.each([
     ['not an object', 'consume', /expected an object/],
-    ['an unknown operation', { op: 'reset', id: '', layers: [] }, /unknown operation "reset"/],
+    ['an unknown operation', { op: 'flush', id: '', layers: [] }, /unknown operation "flush"/],
     ['no id', { op: 'consume', layers: [] }, /id must be a string/],
     ['layers that are not an array', { op: 'consume', id: '', layers: {} }, /layers must be an array/],
     ['a layer without key', { op: 'consume', id: '', layers: [{ ...layer, key: '' }] }, /bad layer key/],

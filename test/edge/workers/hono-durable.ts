@@ -2,19 +2,9 @@ import { Hono } from 'hono';
 import { getConnInfo } from 'hono/cloudflare-workers';
 // By path: test/tsconfig.json (shared, not ours to change) maps no @floodgate/cloudflare.
 import { DurableObjectStore, FloodgateObject } from '../../../packages/cloudflare/src/index.ts';
-import {
-  byHeader,
-  byIp,
-  concurrency,
-  fixedWindow,
-  gcra,
-  leakyBucket,
-  rateLimiter,
-  slidingLog,
-  slidingWindow,
-  tokenBucket,
-} from '@floodgate/hono';
-import type { Algorithm, LimitRule } from '@floodgate/hono';
+import { byHeader, byIp, rateLimiter, slidingLog } from '@floodgate/hono';
+import { storeRoute } from './store-route.ts';
+import type { LimitRule } from '@floodgate/hono';
 import type { LimiterNamespace, LimiterObjectState } from '../../../packages/cloudflare/src/index.ts';
 import type { Context, MiddlewareHandler } from 'hono';
 
@@ -63,7 +53,7 @@ export class TestObject extends FloodgateObject {
   async #rows(): Promise<{ rows: number; alarm: number | null }> {
     let rows = 0;
     try {
-      rows = (this.#ctx.storage.sql.exec('SELECT key FROM floodgate_state').toArray() as unknown[]).length;
+      rows = (this.#ctx.storage.sql.exec('SELECT key FROM floodgate_entries').toArray() as unknown[]).length;
     } catch {
       // No table: the storage was wiped.
     }
@@ -117,27 +107,12 @@ const limit =
     return limiter(c, next);
   };
 
-function storeOf(env: Env, config: Config): DurableObjectStore {
+function storeOf(env: Env, config: Config, clock?: () => number): DurableObjectStore {
   return new DurableObjectStore({
     namespace: env.FLOODGATE,
     ...(config.shards === undefined ? {} : { shards: config.shards }),
+    ...(clock === undefined ? {} : { clock }),
   });
-}
-
-const FACTORIES: Record<string, (options: never) => Algorithm> = {
-  fixedWindow,
-  slidingLog,
-  slidingWindow,
-  tokenBucket,
-  leakyBucket,
-  gcra,
-  concurrency,
-};
-
-interface StoreCall {
-  op: 'consume' | 'refund' | 'peek';
-  id?: string;
-  calls: { key: string; kind: string; options: object; cost: number }[];
 }
 
 const app = new Hono<{ Bindings: Env }>();
@@ -156,24 +131,10 @@ app.post('/object/:name', async (c) => {
   const stub = namespace.get(namespace.idFromName(c.req.param('name')) as never);
   return stub.fetch(new Request('https://object/', { method: 'POST', body: await c.req.text() }));
 });
-// The store itself, called from inside a Worker: consume, refund or peek some layers.
-app.post('/store', async (c) => {
-  const body = (await c.req.json()) as StoreCall;
-  const config = JSON.parse(c.env.CONFIG) as Config;
-  try {
-    const store = storeOf(c.env, config);
-    const calls = body.calls.map(({ key, kind, options, cost }) => ({
-      key,
-      cost,
-      algorithm: (FACTORIES[kind] as (options: object) => Algorithm)(options),
-    }));
-    const id = body.id ?? '';
-    if (body.op === 'refund') return c.json({ outcomes: await store.refund(calls, id) });
-    return c.json({ outcomes: body.op === 'peek' ? await store.peek(calls, id) : await store.consume(calls, id) });
-  } catch (error) {
-    const { name, message, code } = error as { name: string; message: string; code?: string };
-    return c.json({ error: { name, message, code } }, 500);
-  }
-});
+// The store itself, called from inside a Worker: any operation on some layers.
+app.post(
+  '/store',
+  storeRoute((c, clock) => storeOf(c.env as Env, JSON.parse((c.env as Env).CONFIG) as Config, clock)),
+);
 
 export default app;
