@@ -109,6 +109,9 @@ describe('RedisStore client states (reliability.md catalogue A)', () => {
     const limiter = ipLimiter(redis, freshPrefix('stall'));
     await limiter.consume(ctxFor('warm-up'));
     const pending = Array.from({ length: 50 }, (_, i) => limiter.consume(ctxFor(`10.0.0.${i}`)));
+    // The store sends the turn's calls once the turn's microtasks have run: let that happen, so the
+    // 50 calls are on the wire (in flight) when the app stalls.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const until = performance.now() + 300;
     while (performance.now() < until) {
       // Busy: the replies arrive while the event loop cannot run, and the deadline is long past.
