@@ -5,7 +5,8 @@ export const shared: Options = {
   entry: ['src/index.ts'],
   format: ['esm', 'cjs'],
   dts: true,
-  sourcemap: true,
+  // No source maps: the build is not minified, and the published files leave maps out.
+  sourcemap: false,
   clean: true,
   target: 'es2022',
   // No keepNames: the build is not minified, so functions keep their names anyway, and keepNames

@@ -1,12 +1,11 @@
 import Fastify from 'fastify';
-import { floodgate } from '@floodgate/fastify';
-import { layered, slidingWindow, tokenBucket } from '@floodgate/core';
+import { floodgate, layered, slidingWindow, tokenBucket } from '@floodgate/fastify';
 
 /**
  * Builds the app. The limiters keep their counts in `store` (a MemoryStore or a RedisStore);
  * `clock` is only for tests (default Date.now).
  *
- * @param {{ store: import('@floodgate/core').Store, clock?: () => number }} options
+ * @param {{ store: import('@floodgate/fastify').Store, clock?: () => number }} options
  */
 export async function buildApp({ store, clock }) {
   const app = Fastify();

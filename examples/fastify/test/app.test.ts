@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { MemoryStore } from '@floodgate/core';
+import { MemoryStore } from '@floodgate/fastify';
 import { useExampleServer } from '../../../test/helpers/example-server.ts';
 import { buildApp } from '../src/app.js';
 import { describeExampleApi } from '../../../test/helpers/example-api.ts';

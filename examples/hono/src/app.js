@@ -1,13 +1,12 @@
 import { Hono } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { rateLimiter } from '@floodgate/hono';
-import { layered, slidingWindow, tokenBucket } from '@floodgate/core';
+import { layered, rateLimiter, slidingWindow, tokenBucket } from '@floodgate/hono';
 
 /**
  * Builds the app. The limiters keep their counts in `store` (a MemoryStore or a RedisStore);
  * `clock` is only for tests (default Date.now). On another runtime, pass its own getConnInfo.
  *
- * @param {{ store: import('@floodgate/core').Store, clock?: () => number }} options
+ * @param {{ store: import('@floodgate/hono').Store, clock?: () => number }} options
  */
 export function createApp({ store, clock }) {
   const app = new Hono();

@@ -1,30 +1,30 @@
-import { MemoryStore } from '@floodgate/core';
+import { MemoryStore } from '@floodgate/hono';
 
 /**
  * A MemoryStore for one process, or a RedisStore shared by every instance when REDIS_URL is set.
- * The client settings are the ones packages/redis/README.md recommends: fail fast, never resend.
+ * The client setup is the root README's ("Redis: one limit for every instance"), copied exactly:
+ * test/docs/client-setup.test.ts keeps the two the same.
  */
 export async function createStore(redisUrl = process.env.REDIS_URL) {
   if (!redisUrl) return { store: new MemoryStore(), close: async () => {} };
   const [{ Redis }, { RedisStore }] = await Promise.all([import('ioredis'), import('@floodgate/redis')]);
   const client = new Redis(redisUrl, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: 100,
+    enableOfflineQueue: false, // while disconnected a call fails at once, and never runs later
+    maxRetriesPerRequest: 0, // a call cut off by a disconnect is not sent again (it could charge twice)
+    commandTimeout: 100, // a frozen server fails the call too
     connectTimeout: 1000,
-    reconnectOnError: null,
-    lazyConnect: true,
+    reconnectOnError: null, // never resend on READONLY (a demoted primary)
+    lazyConnect: true, // connect when told to (below), so that start-up can wait for Redis
   });
-  // ioredis reports every failed reconnect; say each new problem once.
-  let lastError;
+  let lastError = '';
   client.on('error', (error) => {
+    // ioredis emits one for every failed reconnect attempt: say each new problem once.
     if (error.message !== lastError) console.warn(`redis: ${error.message}`);
     lastError = error.message;
   });
   client.on('ready', () => {
-    lastError = undefined;
+    lastError = '';
   });
-  // Until Redis answers, the limiter decides from its local fallback (failMode 'local', the default).
-  await client.connect().catch((error) => console.warn(`redis: not reachable yet (${error.message})`));
+  await client.connect().catch(() => {}); // Redis down: start anyway, deciding locally until it is up
   return { store: new RedisStore({ client }), close: () => client.quit().then(() => {}) };
 }

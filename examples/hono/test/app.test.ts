@@ -1,5 +1,5 @@
 import { serve } from '@hono/node-server';
-import { MemoryStore } from '@floodgate/core';
+import { MemoryStore } from '@floodgate/hono';
 import { listening, useExampleServer } from '../../../test/helpers/example-server.ts';
 import { createApp } from '../src/app.js';
 import { describeExampleApi } from '../../../test/helpers/example-api.ts';

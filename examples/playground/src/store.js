@@ -1,34 +1,32 @@
 /**
- * Where the limiters keep their state: a MemoryStore, or a RedisStore when REDIS_URL is set,
- * with the client settings recommended in packages/redis/README.md (fail fast, never resend).
+ * Where the limiters keep their state: a MemoryStore, or a RedisStore when REDIS_URL is set. The
+ * client setup is the root README's ("Redis: one limit for every instance"), copied exactly:
+ * test/docs/client-setup.test.ts keeps the two the same.
  */
 export async function storeFromEnv(env = process.env) {
   const { MemoryStore } = await import('@floodgate/express');
   if (!env.REDIS_URL) return { store: new MemoryStore(), storeName: 'memory', close: async () => {} };
 
   const [{ Redis }, { RedisStore }] = await Promise.all([import('ioredis'), import('@floodgate/redis')]);
-  const client = new Redis(env.REDIS_URL, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: 100,
+  const redisUrl = env.REDIS_URL;
+  const client = new Redis(redisUrl, {
+    enableOfflineQueue: false, // while disconnected a call fails at once, and never runs later
+    maxRetriesPerRequest: 0, // a call cut off by a disconnect is not sent again (it could charge twice)
+    commandTimeout: 100, // a frozen server fails the call too
     connectTimeout: 1000,
-    reconnectOnError: null,
-    lazyConnect: true,
+    reconnectOnError: null, // never resend on READONLY (a demoted primary)
+    lazyConnect: true, // connect when told to (below), so that start-up can wait for Redis
   });
-  // Without an offline queue, commands sent before the connection is up would fail; the limiter
-  // would answer them from its local fallback, but connecting first keeps the demo exact.
-  // ioredis reports every failed reconnect; say each new problem once.
-  let lastError;
+  let lastError = '';
   client.on('error', (error) => {
+    // ioredis emits one for every failed reconnect attempt: say each new problem once.
     if (error.message !== lastError) console.warn(`redis: ${error.message}`);
     lastError = error.message;
   });
   client.on('ready', () => {
-    lastError = undefined;
+    lastError = '';
   });
-  await client
-    .connect()
-    .catch((error) => console.warn(`redis: not reachable yet (${error.message}); deciding locally`));
+  await client.connect().catch(() => {}); // Redis down: start anyway, deciding locally until it is up
   // One process, so its own clock is the limiter's clock: the page can then aim at window boundaries.
   const store = new RedisStore({ client, clock: 'client' });
   return { store, storeName: 'redis', close: () => client.quit().then(() => {}) };

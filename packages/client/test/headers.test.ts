@@ -19,6 +19,7 @@ function layer(rule: string, overrides: Partial<LayerResult> = {}): LayerResult 
     window: 60_000,
     retryAfter: 0,
     delay: 0,
+    shadow: false,
     ...overrides,
   };
 }
@@ -37,6 +38,7 @@ const denied: Decision = {
     layer('ip', { allowed: false, remaining: 0, retryAfter: 29_750 }),
   ],
   degraded: false,
+  shadowDenied: false,
 };
 
 describe('readRateLimit reads what Floodgate sends', () => {

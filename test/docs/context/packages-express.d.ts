@@ -1,0 +1,8 @@
+// Names the fragments of packages/express/README.md take from their surroundings.
+declare const app: import('express').Express;
+/** The app's own route handlers. */
+declare const search: import('express').RequestHandler;
+declare function run(body: unknown): Promise<{ result: unknown; cost: number }>;
+declare const limits: import('@floodgate/express').LimitRule<import('express').Request>[];
+declare const store: import('@floodgate/express').Store;
+declare const limiter: import('@floodgate/express').RateLimitMiddleware;

@@ -1,0 +1,7 @@
+// Names the fragments of packages/fastify/README.md take from their surroundings.
+declare const app: import('fastify').FastifyInstance;
+/** The app's own route handlers. */
+declare const search: import('fastify').RouteHandlerMethod;
+declare const health: import('fastify').RouteHandlerMethod;
+declare const limits: import('@floodgate/fastify').LimitRule<import('fastify').FastifyRequest>[];
+declare const store: import('@floodgate/fastify').Store;

@@ -1,0 +1,4 @@
+// Names the fragments of packages/hono/README.md take from their surroundings.
+declare const app: import('hono').Hono;
+declare const limits: import('@floodgate/hono').LimitRule<import('hono').Context>[];
+declare const store: import('@floodgate/hono').Store;

@@ -1,0 +1,4 @@
+// Names the fragments of packages/redis/README.md take from their surroundings.
+declare const nodes: import('ioredis').ClusterNode[];
+/** "Your client" in the RedisClientAdapter example: it sends one command. */
+declare const my: { send(command: readonly (string | number)[]): Promise<unknown> };

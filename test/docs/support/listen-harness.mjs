@@ -1,0 +1,53 @@
+// Preloaded (node --import) into a README snippet that the docs suite runs. Whatever port the
+// snippet listens on, the server gets a free loopback port instead; once it listens, GET / is
+// sent until the first 429 (or PROBE_MAX requests), the statuses and the 429 are printed on one
+// line, and the process exits. Connections to port 6379 are refused: that Redis is not ours.
+// A snippet that starts no server is done once its module has run (a client it opened may keep
+// the process alive): see run.ts.
+import net from 'node:net';
+
+const listen = net.Server.prototype.listen;
+const connect = net.Socket.prototype.connect;
+let probing = false;
+
+net.Socket.prototype.connect = function guardedConnect(...args) {
+  // net.connect() hands over its arguments already normalized, as one array.
+  const first = Array.isArray(args[0]) ? args[0][0] : args[0];
+  const options = typeof first === 'object' && first !== null ? first : { port: first };
+  if (Number(options.port ?? 6379) === 6379 && options.path === undefined) {
+    throw new Error('the docs harness refuses connections to port 6379');
+  }
+  return connect.apply(this, args);
+};
+
+net.Server.prototype.listen = function freePortListen(...args) {
+  const callback = typeof args.at(-1) === 'function' ? args.at(-1) : undefined;
+  this.once('listening', () => {
+    if (probing) return;
+    probing = true;
+    globalThis.floodgateHarnessProbing = true;
+    probe(this.address().port).then(
+      (result) => {
+        process.stdout.write(`\n@@probe ${JSON.stringify(result)}\n`);
+        process.exit(0);
+      },
+      (error) => {
+        process.stderr.write(`probe failed: ${error.stack}\n`);
+        process.exit(1);
+      },
+    );
+  });
+  return callback === undefined ? listen.call(this, 0, '127.0.0.1') : listen.call(this, 0, '127.0.0.1', callback);
+};
+
+async function probe(port) {
+  const statuses = [];
+  const max = Number(process.env.PROBE_MAX ?? 400);
+  for (let i = 0; i < max; i++) {
+    const response = await fetch(`http://127.0.0.1:${port}/`);
+    statuses.push(response.status);
+    const body = await response.text();
+    if (response.status === 429) return { statuses, denied: { headers: Object.fromEntries(response.headers), body } };
+  }
+  return { statuses };
+}
