@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { drivers, get } from './drivers.ts';
 import { withApp } from './suite.ts';
 import type { Decision, LayerResult } from '@floodgate/core';
+import { ALGORITHM_KINDS as KINDS } from '../redis/fixtures/algorithms.ts';
 
 /**
  * Issue 9, item 6 and "fuzz the HTTP surface": whatever the numbers and whatever the client sends,
@@ -21,15 +22,6 @@ import type { Decision, LayerResult } from '@floodgate/core';
  * seconds, nothing answers 5xx, and no request passes a spent limit.
  */
 
-const KINDS = [
-  'fixedWindow',
-  'slidingLog',
-  'slidingWindow',
-  'tokenBucket',
-  'leakyBucket',
-  'gcra',
-  'concurrency',
-] as const;
 const big = fc.oneof(
   fc.integer({ min: 0, max: 1000 }),
   fc.constantFrom(0, 1, 999_999_999_999_999, 1e15, 2 ** 53 - 1),

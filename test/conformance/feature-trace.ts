@@ -2,9 +2,10 @@ import { expect } from 'vitest';
 import { concurrency, fixedWindow, gcra, leakyBucket, slidingLog, slidingWindow, tokenBucket } from '@floodgate/core';
 import { runSeed, seededRandom } from '../redis/fixtures/random.ts';
 import type { Algorithm, AlgorithmKind, MemoryStore } from '@floodgate/core';
-import type { LayerCall, LayerOutcome, Penalty } from '@floodgate/core/store';
+import type { LayerCall, LayerOutcome, Penalty, Store } from '@floodgate/core/store';
 import type { RedisStore } from '@floodgate/redis';
 import type { Random } from '../redis/fixtures/random.ts';
+import { ALGORITHM_KINDS as ALL_KINDS } from '../redis/fixtures/algorithms.ts';
 
 /** What a rule asks of its layer, beside the algorithm: as the limiter would pass it on every call. */
 export interface FeatureRule {
@@ -276,16 +277,6 @@ export async function replay(options: ReplayOptions): Promise<{ coverage: Covera
   return { coverage, rules };
 }
 
-const ALL_KINDS: readonly AlgorithmKind[] = [
-  'fixedWindow',
-  'slidingLog',
-  'slidingWindow',
-  'tokenBucket',
-  'leakyBucket',
-  'gcra',
-  'concurrency',
-];
-
 /**
  * The simulated clock never runs slower than the real one: Redis expires keys by its own clock
  * (PEXPIRE), so a key Redis has dropped is always one the model no longer needs either.
@@ -299,7 +290,11 @@ function simulatedClock(start: number): (ms: number) => number {
   };
 }
 
-async function runOp(store: MemoryStore | RedisStore, op: FeatureOp): Promise<LayerOutcome[] | undefined> {
+/** A store with every control operation (MemoryStore, RedisStore). */
+export type ControlStore = Required<Pick<Store, 'consume' | 'refund' | 'peek' | 'reset' | 'block' | 'unblock'>>;
+
+/** Runs one operation of a trace on `store`: the outcomes of a consume or a peek, else undefined. */
+export async function runOp(store: ControlStore, op: FeatureOp): Promise<LayerOutcome[] | undefined> {
   switch (op.op) {
     case 'consume':
       return store.consume(op.calls, op.requestId);

@@ -5,6 +5,7 @@ import { startWorkers } from './miniflare.ts';
 import { replayOnObjects } from './parity-trace.ts';
 import type { AlgorithmKind } from '@floodgate/core';
 import type { Miniflare } from 'miniflare';
+import { ALGORITHM_KINDS as KINDS } from '../redis/fixtures/algorithms.ts';
 
 /**
  * FloodgateObject decides with core's consumeLayers and peekLayers, the code MemoryStore runs: these
@@ -19,15 +20,6 @@ import type { Miniflare } from 'miniflare';
  * request admitted over several objects: the only requests that leave such charges behind.
  */
 
-const KINDS: AlgorithmKind[] = [
-  'fixedWindow',
-  'slidingLog',
-  'slidingWindow',
-  'tokenBucket',
-  'leakyBucket',
-  'gcra',
-  'concurrency',
-];
 const WITH_RESERVE = new Set<AlgorithmKind>(['fixedWindow', 'slidingWindow', 'tokenBucket', 'leakyBucket', 'gcra']);
 
 describe.each([

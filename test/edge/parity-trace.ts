@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
 import { MemoryStore } from '@floodgate/core';
-import { everyKey, featureRules, featureStep } from '../conformance/feature-trace.ts';
+import { everyKey, featureRules, featureStep, runOp } from '../conformance/feature-trace.ts';
 import { runSeed, seededRandom } from '../redis/fixtures/random.ts';
 import { fetchFrom } from './miniflare.ts';
 import type { AlgorithmKind } from '@floodgate/core';
@@ -9,6 +9,7 @@ import type { LayerCall, LayerOutcome } from '@floodgate/core/store';
 import type { Miniflare } from 'miniflare';
 import type { FeatureOp, FeatureRuleOptions, FeatureRules, Held } from '../conformance/feature-trace.ts';
 import type { StoreCall } from './workers/store-route.ts';
+import { ALGORITHM_KINDS as ALL_KINDS } from '../redis/fixtures/algorithms.ts';
 
 /** What a trace exercised, counted from MemoryStore's answers: a trace that never blocks proves little. */
 export interface Coverage {
@@ -35,15 +36,6 @@ export interface ParityOptions {
   settle?: number;
 }
 
-const ALL_KINDS: readonly AlgorithmKind[] = [
-  'fixedWindow',
-  'slidingLog',
-  'slidingWindow',
-  'tokenBucket',
-  'leakyBucket',
-  'gcra',
-  'concurrency',
-];
 const SCALE_MS = 2000;
 let runs = 0;
 
@@ -76,7 +68,7 @@ export async function replayOnObjects(options: ParityOptions): Promise<Coverage>
     for (const op of ops.map((each) => retag(each, tag))) {
       const before = op.op === 'consume' ? lookAhead(memory, op.calls) : undefined;
       const actual = await runInWorker(options, op, now);
-      const expected = await runInMemory(memory, op);
+      const expected = await runOp(memory, op);
       if (!isDeepStrictEqual(actual, expected)) {
         const where = { seed, rules: describeRules(rules), step, now, op: describeOp(op) };
         expect({ actual, ...where }, `seed ${seed} (FLOODGATE_SEED=${seed} replays it), step ${step}`).toEqual({
@@ -135,24 +127,6 @@ async function runInWorker(options: ParityOptions, op: FeatureOp, now: number): 
   const answer = (await response.json()) as { outcomes?: LayerOutcome[]; error?: unknown };
   if (answer.error !== undefined) throw new Error(`the Worker failed ${op.op}: ${JSON.stringify(answer.error)}`);
   return answer.outcomes;
-}
-
-async function runInMemory(store: MemoryStore, op: FeatureOp): Promise<LayerOutcome[] | undefined> {
-  switch (op.op) {
-    case 'consume':
-      return store.consume(op.calls, op.requestId);
-    case 'peek':
-      return store.peek(op.calls, op.requestId);
-    case 'refund':
-      await store.refund(op.calls, op.requestId);
-      return undefined;
-    case 'block':
-      await store.block(op.calls, op.duration);
-      return undefined;
-    default:
-      await store[op.op](op.calls);
-      return undefined;
-  }
 }
 
 /** What MemoryStore says before a consume, charging nothing: to tell afterwards what the consume exercised. */
