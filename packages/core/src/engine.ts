@@ -21,7 +21,7 @@ import type { PriorityFunction } from './limiter-types';
 import type { RefundTarget } from './limiter-decision';
 import type { CompiledRule } from './rules';
 import type { SafeEvents } from './resilience/events';
-import type { ControlOperation, GuardedStore } from './resilience/guarded-store';
+import type { ControlOperation, GuardedAnswer, GuardedStore } from './resilience/guarded-store';
 import type { DecisionEvent, FailMode } from './resilience/options';
 import type { LayerCall, LayerOutcome, Penalty, Store } from './store';
 import type { MaybePromise } from './thenable';
@@ -298,21 +298,30 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
         );
       return this.#decision(ctx, calls, cost, direct, outcomes, false, false, release, requestId);
     }
-    return this.#guarded
-      .consume(direct, requestId)
-      .then((answer) =>
-        this.#decision(
-          ctx,
-          calls,
-          cost,
-          direct,
-          answer.outcomes,
-          answer.degraded,
-          answer.unavailable,
-          answer.release,
-          requestId,
-        ),
-      );
+    const answer = this.#guarded.consume(direct, requestId);
+    if (isThenable(answer)) return answer.then((settled) => this.#decide(ctx, calls, cost, direct, settled, requestId));
+    return this.#decide(ctx, calls, cost, direct, answer, requestId);
+  }
+
+  #decide(
+    ctx: KeyContext<Req>,
+    calls: RuleCall[],
+    cost: number,
+    direct: RuleCall[],
+    answer: GuardedAnswer,
+    requestId: string,
+  ): LimiterDecision {
+    return this.#decision(
+      ctx,
+      calls,
+      cost,
+      direct,
+      answer.outcomes,
+      answer.degraded,
+      answer.unavailable,
+      answer.release,
+      requestId,
+    );
   }
 
   /** Serves leased layers from their pools (filling an empty one first); the rest go to the store. */
@@ -345,18 +354,7 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
 
   async #consumeDegraded(ctx: KeyContext<Req>, calls: RuleCall[], cost: number): Promise<LimiterDecision> {
     const requestId = this.#needsRequestId ? nextRequestId() : '';
-    const answer = await this.#guarded.degrade(calls, requestId);
-    return this.#decision(
-      ctx,
-      calls,
-      cost,
-      calls,
-      answer.outcomes,
-      answer.degraded,
-      answer.unavailable,
-      answer.release,
-      requestId,
-    );
+    return this.#decide(ctx, calls, cost, calls, await this.#guarded.degrade(calls, requestId), requestId);
   }
 
   #takeFromPool(book: LeaseBook, call: RuleCall, now: number): boolean {

@@ -1,6 +1,6 @@
 import { StoreError } from '../errors';
 import { BreakerSet, type Passage } from './breakers';
-import { withDeadline } from './deadline';
+import { Deadlines } from './deadline';
 import { DenyCache } from './deny-cache';
 import { LocalFallback } from './fallback';
 import type { LayerCall, LayerOutcome, Store } from '../store';
@@ -36,7 +36,8 @@ export type ControlOperation = 'reset' | 'block' | 'unblock';
  * failed), also when the breaker is open or the store has no such operation.
  */
 export interface GuardedStore {
-  consume(calls: readonly LayerCall[], requestId: string): Promise<GuardedAnswer>;
+  /** Answers at once (no promise) from the deny cache, or when the breaker sends the call to the fallback. */
+  consume(calls: readonly LayerCall[], requestId: string): GuardedAnswer | Promise<GuardedAnswer>;
   refund(calls: readonly LayerCall[]): Promise<void>;
   /** The outcomes consume would give, charging nothing; degraded when the store could not answer. */
   peek(calls: readonly LayerCall[], requestId: string): Promise<{ outcomes: LayerOutcome[]; degraded: boolean }>;
@@ -71,25 +72,36 @@ export function guardStore(
   const partitionsOf = partitioner(store);
   const denyCache = config.denyCacheKeys === undefined ? undefined : new DenyCache(config.denyCacheKeys, clock);
 
-  /** Runs one store call under the deadline; reports and returns the error instead of throwing. */
-  const attempt = async <T>(passage: Passage, operation: StoreOperation, run: () => Promise<T>) => {
+  const deadlines = new Deadlines(config.timeout);
+
+  /**
+   * Waits for one store call under the deadline; reports and returns the error instead of throwing.
+   * With `shapeOf`, an answer that does not give one outcome per call is the store's failure too.
+   */
+  const attempt = <T>(
+    passage: Passage,
+    operation: StoreOperation,
+    pending: Promise<T>,
+    shapeOf?: readonly LayerCall[],
+  ): Promise<Attempt<T>> => {
     const started = events.wantsStoreCalls ? performance.now() : 0;
-    try {
-      const value = await withDeadline(Promise.resolve().then(run), config.timeout);
-      breakers.succeed(passage);
-      if (events.wantsStoreCalls) events.storeCall({ operation, ms: performance.now() - started, ok: true });
-      return { ok: true as const, value };
-    } catch (error) {
+    const failed = (error: unknown): Attempt<T> => {
       events.storeError({ error, operation });
       breakers.fail(passage);
       if (events.wantsStoreCalls) events.storeCall({ operation, ms: performance.now() - started, ok: false });
-      return { ok: false as const, error };
-    }
+      return { ok: false, error };
+    };
+    return deadlines.watch(pending).then((value) => {
+      if (shapeOf !== undefined && !hasShape(value, shapeOf)) return failed(shapeError(shapeOf));
+      breakers.succeed(passage);
+      if (events.wantsStoreCalls) events.storeCall({ operation, ms: performance.now() - started, ok: true });
+      return { ok: true, value };
+    }, failed);
   };
 
   const releaseInStore = async (leases: readonly LayerCall[], requestId: string) => {
     const passage = breakers.acquire(partitionsOf(leases), false);
-    if (passage !== undefined) await attempt(passage, 'refund', () => store.refund(leases, requestId));
+    if (passage !== undefined) await attempt(passage, 'refund', begin(store, store.refund, leases, requestId));
   };
   const releaseLocally = (leases: readonly LayerCall[], requestId: string) => fallback.refund(leases, requestId);
   const releaseNothing = async () => {};
@@ -101,7 +113,7 @@ export function guardStore(
   };
 
   return {
-    async consume(calls, requestId) {
+    consume(calls, requestId) {
       if (calls.length === 0) return { outcomes: [], degraded: false, unavailable: false, release: releaseNothing };
       const cached = denyCache?.lookup(calls);
       if (cached !== undefined)
@@ -109,19 +121,20 @@ export function guardStore(
       const partitions = partitionsOf(calls);
       const passage = breakers.acquire(partitions);
       if (passage === undefined) return degrade(calls, requestId, partitions);
-      const result = await attempt(passage, 'consume', async () =>
-        checkShape(await store.consume(calls, requestId), calls),
+      return attempt(passage, 'consume', begin(store, store.consume, calls, requestId), calls).then(
+        (result): GuardedAnswer => {
+          if (!result.ok) return degrade(calls, requestId, partitions);
+          denyCache?.remember(calls, result.value);
+          return { outcomes: result.value, degraded: false, unavailable: false, release: releaseInStore };
+        },
       );
-      if (!result.ok) return degrade(calls, requestId, partitions);
-      denyCache?.remember(calls, result.value);
-      return { outcomes: result.value, degraded: false, unavailable: false, release: releaseInStore };
     },
     async take(calls) {
       const cached = denyCache?.lookup(calls);
       if (cached !== undefined) return cached;
       const passage = breakers.acquire(partitionsOf(calls));
       if (passage === undefined) return undefined;
-      const result = await attempt(passage, 'consume', async () => checkShape(await store.consume(calls, ''), calls));
+      const result = await attempt(passage, 'consume', begin(store, store.consume, calls, ''), calls);
       if (!result.ok) return undefined;
       denyCache?.remember(calls, result.value);
       return result.value;
@@ -136,14 +149,17 @@ export function guardStore(
         events.storeError({ error: new StoreError(REFUND_DROPPED), operation: 'refund' });
         return fallback.refund(calls, '');
       }
-      await attempt(passage, 'refund', () => store.refund(calls, ''));
+      await attempt(passage, 'refund', begin(store, store.refund, calls, ''));
     },
     async peek(calls, requestId) {
       const peek = store.peek;
       const passage = peek === undefined ? undefined : breakers.acquire(partitionsOf(calls), false);
       if (passage !== undefined) {
-        const result = await attempt(passage, 'peek', async () =>
-          checkShape(await (peek as NonNullable<Store['peek']>).call(store, calls, requestId), calls),
+        const result = await attempt(
+          passage,
+          'peek',
+          begin(store, peek as NonNullable<Store['peek']>, calls, requestId),
+          calls,
         );
         if (result.ok) return { outcomes: result.value, degraded: false };
       }
@@ -157,7 +173,7 @@ export function guardStore(
       if (passage === undefined) {
         throw new StoreError(`${operation} was not sent: the store is out of reach (its circuit breaker is open)`);
       }
-      const result = await attempt(passage, operation, () => run(calls, duration));
+      const result = await attempt(passage, operation, begin(undefined, run, calls, duration));
       if (!result.ok) throw result.error;
     },
   };
@@ -175,10 +191,13 @@ function controlOf(
   return (calls, duration) => method.call(store, calls, duration);
 }
 
+/** The one partition of a store that has no parts (shared: nothing writes to it). */
+const WHOLE_STORE: readonly string[] = Object.freeze(['']);
+
 /** The distinct partitions of some calls; a store without partitions is one (`''`), and so is a key the store cannot place. */
-function partitioner(store: Store): (calls: readonly LayerCall[]) => string[] {
+function partitioner(store: Store): (calls: readonly LayerCall[]) => readonly string[] {
   const partitionOf = (store as Partial<PartitionedStore>).partitionOf;
-  if (typeof partitionOf !== 'function') return () => [''];
+  if (typeof partitionOf !== 'function') return () => WHOLE_STORE;
   const place = (key: string) => {
     try {
       const partition = partitionOf.call(store, key);
@@ -187,7 +206,13 @@ function partitioner(store: Store): (calls: readonly LayerCall[]) => string[] {
       return '';
     }
   };
-  return (calls) => [...new Set(calls.map((call) => place(call.key)))];
+  return (calls) => {
+    if (calls.length === 1) {
+      const partition = place((calls[0] as LayerCall).key);
+      return partition === '' ? WHOLE_STORE : [partition];
+    }
+    return [...new Set(calls.map((call) => place(call.key)))];
+  };
 }
 
 function passThrough(store: Store): GuardedStore {
@@ -209,9 +234,31 @@ function passThrough(store: Store): GuardedStore {
   };
 }
 
-function checkShape(outcomes: unknown, calls: readonly LayerCall[]): LayerOutcome[] {
-  if (!Array.isArray(outcomes) || outcomes.length !== calls.length) {
-    throw new StoreError(`the store answered ${calls.length} layer(s) with something else`);
+type Attempt<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** Calls `method` on `target`; a synchronous throw becomes a rejection. */
+function begin<A, B, T>(
+  target: unknown,
+  method: (this: unknown, a: A, b: B) => T | PromiseLike<T>,
+  a: A,
+  b: B,
+): Promise<T> {
+  try {
+    return Promise.resolve(method.call(target, a, b));
+  } catch (error) {
+    return Promise.reject(error);
   }
-  return outcomes as LayerOutcome[];
+}
+
+function hasShape(outcomes: unknown, calls: readonly LayerCall[]): outcomes is LayerOutcome[] {
+  return Array.isArray(outcomes) && outcomes.length === calls.length;
+}
+
+function shapeError(calls: readonly LayerCall[]): StoreError {
+  return new StoreError(`the store answered ${calls.length} layer(s) with something else`);
+}
+
+function checkShape(outcomes: unknown, calls: readonly LayerCall[]): LayerOutcome[] {
+  if (!hasShape(outcomes, calls)) throw shapeError(calls);
+  return outcomes;
 }
