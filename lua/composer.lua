@@ -10,6 +10,8 @@
            (base, period, max in ms; base 0 for none), then the kind's nparams params
   then per request: op, its request id (sliding log entries and concurrency leases are stored
            under it), n (its number of layers), then per layer: spec number (1-based), cost
+           (or `=` and a count: that many more requests with the last one's op, id, specs and
+           costs, each on the keys that follow)
            op  c consume: every enforced layer is decided without writing; only if all allow are
                  the writes applied (shadow layers are written when they allow too); when one
                  denies, its penalty (if any) blocks its key
@@ -142,41 +144,55 @@ local function run(op, n, id)
 end
 
 local nargs, nkeys, key_base = #ARGV, #KEYS, 0
+-- The request being decided: `=` and a count repeat its op, id, specs and costs for that many
+-- more requests, each on its own keys (the usual batch is one shape over many keys).
+local op, id, n
 while cursor <= nargs do
-  local op, id = ARGV[cursor], ARGV[cursor + 1]
-  local n = int_arg(ARGV[cursor + 2], 'layer count')
-  cursor = cursor + 3
-  for i = 1, n do
-    local s, cost_arg = tonumber(ARGV[cursor]), ARGV[cursor + 1]
-    if S_algorithm[s] == nil then return redis.error_reply('ERR floodgate: no spec ' .. tostring(ARGV[cursor])) end
-    key_base = key_base + 1
-    L_key[i] = KEYS[key_base]
-    if S_penalty[s] or op == 'x' or op == 'u' then
-      key_base = key_base + 1
-      L_strikes[i] = KEYS[key_base]
-    else
-      L_strikes[i] = nil
-    end
-    L_spec[i], L_cost[i], L_cost_arg[i] = s, int_arg(cost_arg, 'cost'), cost_arg
+  local repeats = 1
+  if ARGV[cursor] == '=' then
+    if op == nil then return redis.error_reply('ERR floodgate: nothing to repeat') end
+    repeats = int_arg(ARGV[cursor + 1], 'repeat count')
     cursor = cursor + 2
-  end
-  if key_base > nkeys then return redis.error_reply('ERR floodgate: more layers than keys') end
-  key_was_reset, read_only = false, op == 'p'
-  local ok, status = pcall(run, op, n, id)
-  read_only = false
-  if ok then
-    if key_was_reset then status = status + 2 end
-    nreply = nreply + 1
-    reply[nreply] = status
-    for i = 1, n do
-      local wait = L_wait[i]
-      if not L_allowed[i] then wait = -wait - 1 end
-      reply[nreply + 1], reply[nreply + 2], reply[nreply + 3] = L_remaining[i], L_reset[i], wait
-      nreply = nreply + 3
-    end
   else
-    reply[nreply + 1], reply[nreply + 2] = -1, type(status) == 'table' and tostring(status.err) or tostring(status)
-    nreply = nreply + 2
+    op, id = ARGV[cursor], ARGV[cursor + 1]
+    n = int_arg(ARGV[cursor + 2], 'layer count')
+    cursor = cursor + 3
+    for i = 1, n do
+      local s, cost_arg = tonumber(ARGV[cursor]), ARGV[cursor + 1]
+      if S_algorithm[s] == nil then return redis.error_reply('ERR floodgate: no spec ' .. tostring(ARGV[cursor])) end
+      L_spec[i], L_cost[i], L_cost_arg[i] = s, int_arg(cost_arg, 'cost'), cost_arg
+      cursor = cursor + 2
+    end
+  end
+  for _ = 1, repeats do
+    for i = 1, n do
+      key_base = key_base + 1
+      L_key[i] = KEYS[key_base]
+      if S_penalty[L_spec[i]] or op == 'x' or op == 'u' then
+        key_base = key_base + 1
+        L_strikes[i] = KEYS[key_base]
+      else
+        L_strikes[i] = nil
+      end
+    end
+    if key_base > nkeys then return redis.error_reply('ERR floodgate: more layers than keys') end
+    key_was_reset, read_only = false, op == 'p'
+    local ok, status = pcall(run, op, n, id)
+    read_only = false
+    if ok then
+      if key_was_reset then status = status + 2 end
+      nreply = nreply + 1
+      reply[nreply] = status
+      for i = 1, n do
+        local wait = L_wait[i]
+        if not L_allowed[i] then wait = -wait - 1 end
+        reply[nreply + 1], reply[nreply + 2], reply[nreply + 3] = L_remaining[i], L_reset[i], wait
+        nreply = nreply + 3
+      end
+    else
+      reply[nreply + 1], reply[nreply + 2] = -1, type(status) == 'table' and tostring(status.err) or tostring(status)
+      nreply = nreply + 2
+    end
   end
 end
 if key_base ~= nkeys then return redis.error_reply('ERR floodgate: layer count does not match the number of keys') end

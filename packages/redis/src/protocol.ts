@@ -105,6 +105,14 @@ export function nowArgument(now: unknown): number {
   return now;
 }
 
+/** The last request written in full, which the next ones may repeat. */
+interface Shape {
+  op: WireOp | '';
+  id: string;
+  specs: number[];
+  costs: number[];
+}
+
 /** KEYS and ARGV of one composer call over `requests`, in their order (see lua/composer.lua). */
 export function scriptCall(
   now: string | number,
@@ -116,12 +124,19 @@ export function scriptCall(
   const specs = new Map<unknown, number>();
   const specArgs: (string | number)[] = [];
   const requestArgs: (string | number)[] = [];
+  // A request shaped like the one before it (op, id, specs, costs) is sent as a repeat: a batch of
+  // one rule over many keys costs two arguments, not five per request.
+  const shape: Shape = { op: '', id: '', specs: [], costs: [] };
+  const specsNow: number[] = [];
+  let repeats = 0;
   for (const request of requests) {
     if (typeof request.id !== 'string') {
       throw new InvalidOptionTypeError(`RedisStore: requestId must be a string, got ${show(request.id)}`);
     }
-    requestArgs.push(OP_LETTERS[request.op], request.id, request.layers.length);
-    for (const layer of request.layers) {
+    const layers = request.layers;
+    let same = request.op === shape.op && request.id === shape.id && layers.length === shape.specs.length;
+    for (let i = 0; i < layers.length; i++) {
+      const layer = layers[i] as WireLayer;
       const { flags, penalty } = layer;
       const identity =
         flags === 0 && penalty === undefined ? layer.params : `${layer.kind}|${layer.params}|${flags}|${penalty}`;
@@ -136,9 +151,28 @@ export function scriptCall(
       }
       keys.push(layer.key);
       if (layer.strikes !== undefined) keys.push(layer.strikes);
-      requestArgs.push(spec, layer.cost);
+      specsNow[i] = spec;
+      if (same && (shape.specs[i] !== spec || shape.costs[i] !== layer.cost)) same = false;
+    }
+    if (same) {
+      repeats++;
+      continue;
+    }
+    if (repeats > 0) requestArgs.push('=', repeats);
+    repeats = 0;
+    shape.op = request.op;
+    shape.id = request.id;
+    shape.specs.length = shape.costs.length = layers.length;
+    requestArgs.push(OP_LETTERS[request.op], request.id, layers.length);
+    for (let i = 0; i < layers.length; i++) {
+      const spec = specsNow[i] as number;
+      const cost = (layers[i] as WireLayer).cost;
+      shape.specs[i] = spec;
+      shape.costs[i] = cost;
+      requestArgs.push(spec, cost);
     }
   }
+  if (repeats > 0) requestArgs.push('=', repeats);
   const args: (string | number)[] = [now, specs.size];
   for (const arg of specArgs) args.push(arg);
   for (const arg of requestArgs) args.push(arg);

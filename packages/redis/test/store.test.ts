@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { fixedWindow, StoreError } from '@floodgate/core';
+import { fixedWindow, gcra, StoreError } from '@floodgate/core';
+import type { Algorithm } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { SCRIPT_SHA1, SCRIPT_SOURCE } from '../src/generated/lua';
-import { parseReply } from '../src/protocol';
+import { parseReply, scriptCall, toWireLayer } from '../src/protocol';
 import { freshPrefix, layerKey } from '../../../test/redis/fixtures/client.ts';
 import { useRedis } from '../../../test/redis/fixtures/suite.ts';
 
 const suite = useRedis();
+
+async function evalshaCalls(): Promise<number> {
+  const stats = String(await suite.client.info('commandstats'));
+  return Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+}
 
 describe('RedisStore on one node', () => {
   it('embeds the script with the SHA-1 Redis computes for it', async () => {
@@ -58,6 +64,62 @@ describe('RedisStore on one node', () => {
     const call = { key: layerKey('ip', 'f'), algorithm: fixedWindow({ limit: 1, window: 1000 }), cost: 1 };
     expect((await store.consume([call], 'a'))[0]?.allowed).toBe(true);
     expect((await store.consume([call], 'b'))[0]).toMatchObject({ allowed: false, retryAfter: 1000 });
+  });
+
+  it('decides the requests of one turn in one call, each on its own keys, whatever their shapes', async () => {
+    const store = new RedisStore({ client: suite.client, prefix: freshPrefix('turn'), clock: () => 60_000 });
+    const small = fixedWindow({ limit: 2, window: '1m' });
+    const other = gcra({ rate: 1, period: '1m', burst: 0 });
+    const one = (name: string, algorithm: Algorithm = small, cost = 1) => [
+      { key: layerKey('ip', name), algorithm, cost },
+    ];
+    const before = await evalshaCalls();
+    // Runs of the same shape (sent as repeats) between requests of other shapes, keys reused.
+    const answers = await Promise.all([
+      store.consume(one('a'), ''),
+      store.consume(one('b'), ''),
+      store.consume(one('a'), ''),
+      store.consume(one('a'), ''),
+      store.consume(one('c', small, 2), ''),
+      store.consume(one('d', other), ''),
+      store.consume(one('d', other), ''),
+      store.consume([...one('e'), ...one('f', other)], ''),
+      store.consume([...one('e'), ...one('f', other)], ''),
+      store.consume(one('b'), ''),
+    ]);
+    expect(await evalshaCalls()).toBe(before + 1);
+    expect(answers.map((outcomes) => outcomes.map((outcome) => outcome.allowed))).toEqual([
+      [true],
+      [true],
+      [true],
+      [false],
+      [true],
+      [true],
+      [false],
+      [true, true],
+      // gcra denies: the fixedWindow layer reports its numbers, uncharged.
+      [true, false],
+      [true],
+    ]);
+    const fixedWindowRemaining = [0, 1, 2, 3, 4, 7, 8, 9].map((index) => answers[index]?.[0]?.remaining);
+    expect(fixedWindowRemaining).toEqual([1, 1, 0, 0, 0, 1, 1, 0]);
+  });
+
+  it('sends a run of requests of one shape as one repeat', () => {
+    const layer = (name: string, cost = 1) =>
+      toWireLayer({ key: layerKey('ip', name), algorithm: fixedWindow({ limit: 2, window: '1m' }), cost }, 'p:');
+    const request = (name: string, cost = 1, id = '') => ({ op: 'consume' as const, id, layers: [layer(name, cost)] });
+    const { keys, args } = scriptCall(5, [
+      request('a'),
+      request('b'),
+      request('c'),
+      request('d', 2),
+      request('e', 2, 'r1'),
+      request('f', 2, 'r1'),
+    ]);
+    expect(keys).toHaveLength(6);
+    // now and the spec count, one spec (kind, flags, 3 for the penalty, 3 params), then the requests.
+    expect(args.slice(10)).toEqual(['c', '', 1, 1, 1, '=', 2, 'c', '', 1, 1, 2, 'c', 'r1', 1, 1, 2, '=', 1]);
   });
 
   it('answers an empty call list without asking Redis', async () => {
