@@ -119,8 +119,14 @@ describe(`${PROCESSES} processes leasing one hot key (size ${SIZE}) on one Redis
     expect(result.allowed + result.denied).toBe(300);
     expect(result.allowed).toBeLessThanOrEqual(LIMIT);
     expect(result.allowed).toBeGreaterThanOrEqual(LIMIT - SIZE * PROCESSES);
-    // Every process closed its limiter: each leased unit not admitted is back in Redis.
-    expect(await leftInRedis(result.prefix, algorithm)).toBe(LIMIT - result.allowed);
+    // Every process closed its limiter: each leased unit not admitted is back in Redis. A bucket
+    // takes back only the whole tokens it still holds of a lease: once the refill has moved its level
+    // by a hair, a pool whose known level was exactly its own units returns one token fewer (one per
+    // process), never one more.
+    const left = await leftInRedis(result.prefix, algorithm);
+    const rounding = factory === 'fixedWindow' ? 0 : PROCESSES;
+    expect(left).toBeLessThanOrEqual(LIMIT - result.allowed);
+    expect(left).toBeGreaterThanOrEqual(LIMIT - result.allowed - rounding);
   });
 
   it('under the limit every request is admitted, and the units left in the pools come back on close()', async () => {
