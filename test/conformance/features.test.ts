@@ -46,7 +46,21 @@ const CASES = ALGORITHM_KINDS.map((kind, i) => ({
 describe.each(CASES)('$kind with reserve, penalties, control operations, $scripts, shadow: $shadow', (each) => {
   it('gives the same outcomes in TypeScript (MemoryStore) and Lua (RedisStore), field by field', async () => {
     const { kind, scripts, shadow } = each;
-    const { coverage } = await trace({ kinds: [kind], operations: 4000, rules: { strikes: 'long', shadow }, scripts });
+    // A trace of random rules misses a feature now and then (an escalation hidden behind a longer
+    // wait of the algorithm's own: about 1 trace in 400): another trace, on a fresh seed, adds to
+    // the coverage. Every trace is compared in full.
+    const coverage = { denied: 0, penalised: 0, escalated: 0, reserveUsed: 0, shadowDenied: 0, controls: 0 };
+    const covered = () =>
+      coverage.denied > 100 &&
+      coverage.penalised > 10 &&
+      coverage.escalated > 0 &&
+      coverage.controls > 100 &&
+      (!WITH_RESERVE.has(kind) || coverage.reserveUsed > 0) &&
+      (shadow !== 'always' || coverage.shadowDenied > 0);
+    for (let traces = 0; traces < 3 && !covered(); traces++) {
+      const run = await trace({ kinds: [kind], operations: 4000, rules: { strikes: 'long', shadow }, scripts });
+      for (const field of Object.keys(coverage) as (keyof typeof coverage)[]) coverage[field] += run.coverage[field];
+    }
     const seen = JSON.stringify(coverage);
     expect(coverage.denied, seen).toBeGreaterThan(100);
     expect(coverage.penalised, seen).toBeGreaterThan(10);
