@@ -1,6 +1,5 @@
 import {
   ABORTED,
-  closedStatus,
   closeSignal,
   controlsOf,
   Denial,
@@ -14,13 +13,7 @@ import {
 } from '@floodgate/core/http';
 import { InvalidOptionTypeError } from '@floodgate/core';
 import type { Decision, RateLimitInfo } from '@floodgate/core';
-import type {
-  GateResult,
-  HttpDriver,
-  HttpLimitOptions,
-  LimiterDecision,
-  RateLimitControls,
-} from '@floodgate/core/http';
+import type { GateResult, HttpDriver, HttpLimitOptions, RateLimitControls } from '@floodgate/core/http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 declare global {
@@ -88,14 +81,9 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
         gate.finish(result, req, res);
         return;
       }
-      if (gate.needsFinish(result)) watch(result, req, res);
+      if (gate.needsFinish(result)) gate.finishWith(res, result, req, res);
     }
     next();
-  };
-
-  const watch = (decision: LimiterDecision, req: Request, res: Response) => {
-    res.once('finish', () => gate.finish(decision, req, res, res.statusCode));
-    res.once('close', () => gate.finish(decision, req, res, closedStatus(res)));
   };
 
   const deny = (denial: Denial, req: Request, res: Response, next: NextFunction): void => {

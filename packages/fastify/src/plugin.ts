@@ -1,6 +1,5 @@
 import {
   ABORTED,
-  closedStatus,
   closeSignal,
   controlsOf,
   Denial,
@@ -131,8 +130,7 @@ function gateHook(
     const raw = reply.raw;
     if (gate.needsFinish(result)) {
       if (raw.closed) return gate.finish(result, request, reply);
-      raw.once('finish', () => gate.finish(result, request, reply, raw.statusCode));
-      raw.once('close', () => gate.finish(result, request, reply, closedStatus(raw)));
+      gate.finishWith(raw, result, request, reply);
     }
     done();
   };

@@ -1,6 +1,5 @@
 import {
   ABORTED,
-  closedStatus,
   controlsOf,
   Denial,
   Gate,
@@ -127,8 +126,7 @@ export function rateLimiter(options: RateLimiterOptions): RateLimiterMiddleware 
   const finishAfter = async (decision: LimiterDecision, c: Context, next: Next): Promise<void> => {
     const outgoing = (c.env as NodeBindings | undefined)?.outgoing;
     if (typeof outgoing?.once === 'function') {
-      outgoing.once('finish', () => gate.finish(decision, c, c, outgoing.statusCode));
-      outgoing.once('close', () => gate.finish(decision, c, c, closedStatus(outgoing)));
+      gate.finishWith(outgoing, decision, c, c);
       return next();
     }
     const signal = c.req.raw.signal;

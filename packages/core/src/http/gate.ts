@@ -11,7 +11,8 @@ import { waitUnlessAborted } from './wait';
 import type { Decision } from '../decision';
 import type { MaybePromise } from '../thenable';
 import type { AddressSource } from './context';
-import type { HttpDriver } from './driver';
+import { closedStatus } from './driver';
+import type { HttpDriver, NodeResponse } from './driver';
 import type { HttpConfig } from './options';
 
 /** The client left during the shaping wait; its units were given back. Do nothing more. */
@@ -64,6 +65,15 @@ export class Gate<Req, Res> implements AddressSource<Req> {
       .then(() => this.config.requestWasSuccessful?.(req, res, status) ?? false)
       .then((success) => (refundWhen(success) ? decision.refund() : undefined))
       .catch(this.#report);
+  }
+
+  /**
+   * `finish` when a Node response is done: with its status once it has finished, without one if
+   * it closed first (the client left, or the body failed). For the adapters on Node servers.
+   */
+  finishWith(response: NodeResponse, decision: LimiterDecision, req: Req, res: Res): void {
+    response.once('finish', () => this.finish(decision, req, res, response.statusCode));
+    response.once('close', () => this.finish(decision, req, res, closedStatus(response)));
   }
 
   /** A request refused outright (its rules cannot be resolved): 429 without Retry-After. */
