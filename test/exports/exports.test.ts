@@ -38,6 +38,7 @@ const USER_API = [
 const expected: Record<string, string[]> = {
   '@floodgate/core': USER_API,
   '@floodgate/core/store': [
+    'Deadlines',
     'withDeadline',
     'MAX_TIMER_MS',
     'timerOption',

@@ -2,7 +2,7 @@
 export type { LayerCall, LayerOutcome, Penalty, Store } from './store';
 export type { Outcome } from './algorithms/types';
 export type { PartitionedStore } from './resilience/guarded-store';
-export { withDeadline } from './resilience/deadline';
+export { Deadlines, withDeadline } from './resilience/deadline';
 export { MAX_TIMER_MS, timerOption, windowOption } from './duration';
 export { show } from './errors';
 export { usableLimit } from './algorithms/reserve';

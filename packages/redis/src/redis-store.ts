@@ -1,5 +1,5 @@
 import { InvalidOptionError, StoreError } from '@floodgate/core';
-import { show, withDeadline } from '@floodgate/core/store';
+import { Deadlines, show } from '@floodgate/core/store';
 import { Batcher } from './batcher';
 import { parseRedisStoreOptions } from './options';
 import { enforcedAllow, nowArgument, parseReply, scriptCall, toWireLayer } from './protocol';
@@ -35,6 +35,7 @@ export class RedisStore implements PartitionedStore {
   readonly #config: RedisStoreConfig;
   readonly #runner: ScriptRunner;
   readonly #batcher: Batcher | undefined;
+  readonly #deadlines: Deadlines;
   #clock: RedisStoreClock;
   #evictionPolicy: Promise<string | undefined> | undefined;
 
@@ -42,6 +43,7 @@ export class RedisStore implements PartitionedStore {
     this.#config = parseRedisStoreOptions(options);
     ({ prefix: this.prefix, clock: this.#clock, timeout: this.timeout, scripts: this.scripts } = this.#config);
     const { client, cluster } = this.#config;
+    this.#deadlines = new Deadlines(this.timeout);
     this.#runner = this.scripts === 'function' ? functionRunner(client) : evalRunner(client);
     // A Cluster script may only touch one slot, so only a single node batches requests together.
     this.#batcher = cluster ? undefined : new Batcher((batch) => this.#sendBatch(batch));
@@ -144,7 +146,7 @@ export class RedisStore implements PartitionedStore {
 
   /** Runs the composer over `requests` under the store's deadline; outcomes in this process' clock. */
   async #call(requests: readonly WireRequest[]): Promise<WireAnswer[]> {
-    const reply = await withDeadline(this.#send(requests), this.timeout);
+    const reply = await this.#deadlines.watch(this.#send(requests));
     const received = Date.now();
     const { now, answers } = parseReply(reply, requests);
     // resetAt is in the server's clock; callers (headers, deny cache) read it with this process' clock.

@@ -4,22 +4,11 @@ type Reject = (error: unknown) => void;
 
 /**
  * Settles with `promise`, or rejects with StoreTimeoutError after `timeoutMs`, whichever comes
- * first. The timers are always cleared, so nothing is left pending. The late promise's rejection is
- * swallowed: it has nobody left to tell.
- *
- * When the deadline fires, the rejection waits one more turn of the event loop: if the process was
- * stalled (GC, a busy handler), the reply may already sit in a socket buffer, and the I/O phase of
- * that turn delivers it. A stall of the app is not a failure of the store.
+ * first; the one-call form of Deadlines (same rules: see there). A store that makes many calls of
+ * one deadline keeps a Deadlines instead, so the calls of one turn share a timer.
  */
-export function withDeadline<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      timer = setTimeout(() => reject(new StoreTimeoutError(timeoutMs)), 0);
-    }, timeoutMs);
-  });
-  promise.catch(() => {});
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+export function withDeadline<T>(promise: PromiseLike<T>, timeoutMs: number): Promise<T> {
+  return new Deadlines(timeoutMs).watch(promise);
 }
 
 /** The calls that began in one run of the microtask queue: they share a deadline and its timer. */
@@ -30,11 +19,16 @@ interface Cohort {
 }
 
 /**
- * withDeadline for many calls of one length, at a fraction of its cost: an adapter decides the
- * requests of one event-loop turn together, so their store calls begin together, and they share one
- * timer instead of a timer, a race and three promises each. Same rules otherwise: the rejection
- * waits one more turn after the timer fires, the timer is cleared once every call of the cohort has
- * settled, and a late rejection is swallowed.
+ * Deadlines of one length for many calls. Each call settles with its promise, or rejects with
+ * StoreTimeoutError once `timeoutMs` have passed; the timer is cleared once every call has settled,
+ * and a rejection that comes after the deadline is swallowed (nobody is left to tell).
+ *
+ * The calls that begin in one run of the microtask queue share one timer: an adapter decides the
+ * requests of one event-loop turn together, so their store calls begin together.
+ *
+ * When the timer fires, the rejection waits one more turn of the event loop: if the process was
+ * stalled (GC, a busy handler), the reply may already sit in a socket buffer, and the I/O phase of
+ * that turn delivers it. A stall of the app is not a failure of the store.
  */
 export class Deadlines {
   #joining: Cohort | undefined;

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StoreTimeoutError } from '@floodgate/core';
-import { withDeadline } from '@floodgate/core/store';
-import { Deadlines } from '../../src/resilience/deadline';
+import { Deadlines, withDeadline } from '@floodgate/core/store';
 
 describe('withDeadline', () => {
   afterEach(() => {
