@@ -105,14 +105,6 @@ export function nowArgument(now: unknown): number {
   return now;
 }
 
-/** The last request written in full, which the next ones may repeat. */
-interface Shape {
-  op: WireOp | '';
-  id: string;
-  specs: number[];
-  costs: number[];
-}
-
 /** KEYS and ARGV of one composer call over `requests`, in their order (see lua/composer.lua). */
 export function scriptCall(
   now: string | number,
@@ -124,9 +116,10 @@ export function scriptCall(
   const specs = new Map<unknown, number>();
   const specArgs: (string | number)[] = [];
   const requestArgs: (string | number)[] = [];
-  // A request shaped like the one before it (op, id, specs, costs) is sent as a repeat: a batch of
-  // one rule over many keys costs two arguments, not five per request.
-  const shape: Shape = { op: '', id: '', specs: [], costs: [] };
+  // A request shaped like the last one written in full (op, id, specs, costs) is sent as a repeat:
+  // a batch of one rule over many keys costs two arguments, not five per request.
+  let last: WireRequest | undefined;
+  const lastSpecs: number[] = [];
   const specsNow: number[] = [];
   let repeats = 0;
   for (const request of requests) {
@@ -134,7 +127,8 @@ export function scriptCall(
       throw new InvalidOptionTypeError(`RedisStore: requestId must be a string, got ${show(request.id)}`);
     }
     const layers = request.layers;
-    let same = request.op === shape.op && request.id === shape.id && layers.length === shape.specs.length;
+    let same =
+      last !== undefined && request.op === last.op && request.id === last.id && layers.length === last.layers.length;
     for (let i = 0; i < layers.length; i++) {
       const layer = layers[i] as WireLayer;
       const { flags, penalty } = layer;
@@ -152,7 +146,7 @@ export function scriptCall(
       keys.push(layer.key);
       if (layer.strikes !== undefined) keys.push(layer.strikes);
       specsNow[i] = spec;
-      if (same && (shape.specs[i] !== spec || shape.costs[i] !== layer.cost)) same = false;
+      if (same && (lastSpecs[i] !== spec || (last as WireRequest).layers[i]?.cost !== layer.cost)) same = false;
     }
     if (same) {
       repeats++;
@@ -160,16 +154,11 @@ export function scriptCall(
     }
     if (repeats > 0) requestArgs.push('=', repeats);
     repeats = 0;
-    shape.op = request.op;
-    shape.id = request.id;
-    shape.specs.length = shape.costs.length = layers.length;
+    last = request;
     requestArgs.push(OP_LETTERS[request.op], request.id, layers.length);
     for (let i = 0; i < layers.length; i++) {
-      const spec = specsNow[i] as number;
-      const cost = (layers[i] as WireLayer).cost;
-      shape.specs[i] = spec;
-      shape.costs[i] = cost;
-      requestArgs.push(spec, cost);
+      lastSpecs[i] = specsNow[i] as number;
+      requestArgs.push(lastSpecs[i] as number, (layers[i] as WireLayer).cost);
     }
   }
   if (repeats > 0) requestArgs.push('=', repeats);

@@ -129,6 +129,9 @@ describe('RedisStore on one node', () => {
 });
 
 describe('reply shape', () => {
+  // One fixedWindow layer of limit 2 on key 'k', as the store puts it on the wire.
+  const LAYER = toWireLayer({ key: 'k', algorithm: fixedWindow({ limit: 2, window: 1000 }), cost: 1 }, '');
+
   it.each([
     ['not an array', 'OK'],
     ['too short', [1, 1, 1]],
@@ -138,39 +141,12 @@ describe('reply shape', () => {
     ['a status out of range', [1, 7, 1, 2, 0]],
     ['too long', [1, 1, 1, 2, 0, 0]],
   ])('rejects a reply that is %s with StoreError', (_, reply) => {
-    const request = {
-      op: 'consume' as const,
-      id: '',
-      layers: [
-        {
-          key: 'k',
-          kind: 'fixedWindow',
-          cost: 1,
-          limit: 2,
-          params: [2, 1000, 0],
-          shadow: false,
-          flags: 0,
-          penalty: undefined,
-          strikes: undefined,
-        },
-      ],
-    };
+    const request = { op: 'consume' as const, id: '', layers: [LAYER] };
     expect(() => parseReply(reply, [request])).toThrow(StoreError);
   });
 
   it('gives a request that failed inside the script its own error, and the others their numbers', () => {
-    const layer = {
-      key: 'k',
-      kind: 'fixedWindow',
-      cost: 1,
-      limit: 2,
-      params: [2, 1000, 0],
-      shadow: false,
-      flags: 0,
-      penalty: undefined,
-      strikes: undefined,
-    };
-    const request = { op: 'consume' as const, id: '', layers: [layer] };
+    const request = { op: 'consume' as const, id: '', layers: [LAYER] };
     const { answers } = parseReply([5, -1, 'ERR boom', 0, 0, 10, -31], [request, request]);
     expect(answers[0]).toMatchObject({ ok: false, error: { message: 'Redis consume failed: ERR boom' } });
     expect(answers[1]).toEqual({
