@@ -278,10 +278,11 @@ export async function replay(options: ReplayOptions): Promise<{ coverage: Covera
 }
 
 /**
- * The simulated clock never runs slower than the real one: Redis expires keys by its own clock
- * (PEXPIRE), so a key Redis has dropped is always one the model no longer needs either.
+ * The simulated clock never runs slower than the real one: the jumps the trace asks for on top of
+ * the real time gone by. A store that expires keys by its own clock (Redis' PEXPIRE, a Durable
+ * Object's TTL) has then always dropped a key the model no longer needs either.
  */
-function simulatedClock(start: number): (ms: number) => number {
+export function simulatedClock(start: number): (ms: number) => number {
   const realStart = Date.now();
   let jumps = 0;
   return (ms) => {
@@ -313,7 +314,7 @@ export async function runOp(store: ControlStore, op: FeatureOp): Promise<LayerOu
 }
 
 /** What the model says before a consume, at no charge: to tell afterwards what the consume exercised. */
-interface LookAhead {
+export interface LookAhead {
   /** Each layer as a normal request (no reserve). */
   normal: LayerOutcome[];
   /** Each layer's own answer at its cost (a block's, or the algorithm's). */
@@ -322,7 +323,7 @@ interface LookAhead {
   blocked: boolean[];
 }
 
-function lookAhead(memory: MemoryStore, op: FeatureOp & { op: 'consume' }): LookAhead {
+export function lookAhead(memory: MemoryStore, op: FeatureOp & { op: 'consume' }): LookAhead {
   const at = (change: Partial<LayerCall>) =>
     memory.peekNow(
       op.calls.map((call) => ({ ...call, ...change })),
@@ -362,7 +363,7 @@ function count(
   }
 }
 
-function describeRules(rules: FeatureRules) {
+export function describeRules(rules: FeatureRules) {
   const one = ({ algorithm, shadow, prioritised, penalty }: FeatureRule) => ({
     kind: algorithm.kind,
     options: algorithm.options,
@@ -373,6 +374,6 @@ function describeRules(rules: FeatureRules) {
   return { a: one(rules.a), b: one(rules.b) };
 }
 
-function describeOp(op: FeatureOp) {
+export function describeOp(op: FeatureOp) {
   return { ...op, calls: op.calls.map(({ key, cost, critical }) => ({ key, cost, critical })) };
 }

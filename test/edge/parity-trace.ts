@@ -1,13 +1,22 @@
 import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
 import { MemoryStore } from '@floodgate/core';
-import { everyKey, featureRules, featureStep, runOp } from '../conformance/feature-trace.ts';
+import {
+  describeOp,
+  describeRules,
+  everyKey,
+  featureRules,
+  featureStep,
+  lookAhead,
+  runOp,
+  simulatedClock,
+} from '../conformance/feature-trace.ts';
 import { runSeed, seededRandom } from '../redis/fixtures/random.ts';
 import { fetchFrom } from './miniflare.ts';
 import type { AlgorithmKind } from '@floodgate/core';
-import type { LayerCall, LayerOutcome } from '@floodgate/core/store';
+import type { LayerOutcome } from '@floodgate/core/store';
 import type { Miniflare } from 'miniflare';
-import type { FeatureOp, FeatureRuleOptions, FeatureRules, Held } from '../conformance/feature-trace.ts';
+import type { FeatureOp, FeatureRuleOptions, Held, LookAhead } from '../conformance/feature-trace.ts';
 import type { StoreCall } from './workers/store-route.ts';
 import { ALGORITHM_KINDS as ALL_KINDS } from '../redis/fixtures/algorithms.ts';
 
@@ -54,7 +63,7 @@ export async function replayOnObjects(options: ParityOptions): Promise<Coverage>
   const tag = `p${++runs}-${seed}.`;
   let now = 1_700_000_000_000 + random.int(0, 10_000_000);
   const memory = new MemoryStore({ clock: () => now });
-  const advance = neverSlowerClock(now);
+  const advance = simulatedClock(now);
   const held: Held = new Map();
   let ids = 0;
   const nextId = () => `req-${++ids}`;
@@ -66,7 +75,7 @@ export async function replayOnObjects(options: ParityOptions): Promise<Coverage>
         ? [{ op: 'peek', calls: everyKey(rules), requestId: nextId() }]
         : featureStep(random, rules, nextId, held, SCALE_MS);
     for (const op of ops.map((each) => retag(each, tag))) {
-      const before = op.op === 'consume' ? lookAhead(memory, op.calls) : undefined;
+      const before = op.op === 'consume' ? lookAhead(memory, op) : undefined;
       const actual = await runInWorker(options, op, now);
       const expected = await runOp(memory, op);
       if (!isDeepStrictEqual(actual, expected)) {
@@ -84,20 +93,6 @@ export async function replayOnObjects(options: ParityOptions): Promise<Coverage>
     done += ops.length;
   }
   return coverage;
-}
-
-/**
- * Each operation's instant: the jumps the trace asks for on top of the real time gone by. An
- * object deletes an entry by its own clock once the entry's TTL has passed in real time; with
- * this clock at least as much trace time has passed then, so the entry no longer counts anyway.
- */
-function neverSlowerClock(start: number): (ms: number) => number {
-  const realStart = Date.now();
-  let jumps = 0;
-  return (ms) => {
-    jumps += ms;
-    return start + (Date.now() - realStart) + jumps;
-  };
 }
 
 function retag(op: FeatureOp, tag: string): FeatureOp {
@@ -129,26 +124,6 @@ async function runInWorker(options: ParityOptions, op: FeatureOp, now: number): 
   return answer.outcomes;
 }
 
-/** What MemoryStore says before a consume, charging nothing: to tell afterwards what the consume exercised. */
-interface LookAhead {
-  /** Whether each layer would allow the request as a normal one (no reserve). */
-  normal: boolean[];
-  /** Whether each layer's key is blocked: a critical request of cost 0 is denied by nothing else. */
-  blocked: boolean[];
-}
-
-function lookAhead(memory: MemoryStore, calls: readonly LayerCall[]): LookAhead {
-  const at = (change: Partial<LayerCall>) =>
-    memory.peekNow(
-      calls.map((call) => ({ ...call, ...change })),
-      '',
-    );
-  return {
-    normal: at({ critical: false }).map((outcome) => outcome.allowed),
-    blocked: at({ cost: 0, critical: true }).map((outcome) => !outcome.allowed),
-  };
-}
-
 /**
  * Counts what a consume exercised, and remembers the concurrency leases it took (for later
  * refunds); answers whether it was admitted over layers of several identities.
@@ -172,26 +147,13 @@ function count(
       const key = call.key.replace(`{${tag}`, '{');
       held.set(key, [...(held.get(key) ?? []), { id: op.requestId, cost: call.cost }]);
     }
-    if (admitted && call.critical === true && outcome.allowed && !before.normal[i]) coverage.reserveUsed += 1;
+    if (admitted && call.critical === true && outcome.allowed && before.normal[i]?.allowed !== true) {
+      coverage.reserveUsed += 1;
+    }
     if (admitted && call.shadow === true && !outcome.allowed) coverage.shadowDenied += 1;
     if (!admitted && !outcome.allowed && call.penalty !== undefined && call.shadow !== true && !before.blocked[i]) {
       coverage.penalised += 1;
     }
   }
   return admitted && identities.size > 1;
-}
-
-function describeRules(rules: FeatureRules) {
-  const one = ({ algorithm, shadow, prioritised, penalty }: FeatureRules['a']) => ({
-    kind: algorithm.kind,
-    options: algorithm.options,
-    shadow,
-    prioritised,
-    penalty,
-  });
-  return { a: one(rules.a), b: one(rules.b) };
-}
-
-function describeOp(op: FeatureOp) {
-  return { ...op, calls: op.calls.map(({ key, cost, critical }) => ({ key, cost, critical })) };
 }
