@@ -1,4 +1,4 @@
-import { checkCost } from './algorithms/cost';
+import { checkCost, costCeiling, isWholeCost } from './algorithms/cost';
 import { checkedClock } from './clock';
 import { AlgorithmFunctionError, InvalidOptionError, show } from './errors';
 import { algorithmTag } from './keys/algorithm-tag';
@@ -33,6 +33,11 @@ export interface RuleCall extends LayerCall {
   readonly shadow: boolean;
   readonly critical: boolean;
   readonly penalty: Penalty | undefined;
+  /**
+   * A shadow layer asked for more than it can ever admit: it is decided at cost 0 (nothing is
+   * charged) and reported as denying, since an enforced rule would refuse such a request.
+   */
+  readonly overCapacity: boolean;
   /** Set when this layer's units were handed out from a lease rather than charged in the store. */
   ticket: LeaseTicket | undefined;
 }
@@ -198,14 +203,17 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
         critical = this.#isCritical(rule.priority, ctx.req);
       }
       const isCritical = rule.priority !== undefined && critical;
+      // A shadow rule is only measured: a cost it could never admit is its denial, not the request's refusal.
+      const overCapacity = rule.shadow && isWholeCost(cost) && cost > costCeiling(algorithm, isCritical);
       calls.push({
         key: `${keyStart}${identity}}`,
         algorithm,
-        cost: checkCost(algorithm, cost, rule.name, isCritical),
+        cost: overCapacity ? 0 : checkCost(algorithm, cost, rule.name, isCritical),
         rule: rule as CompiledRule,
         shadow: rule.shadow,
         critical: isCritical,
         penalty: rule.penalty,
+        overCapacity,
         ticket: undefined,
       });
     }
@@ -427,17 +435,18 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
   #results(calls: readonly RuleCall[], outcomes: readonly LayerOutcome[]): LayerResult[] {
     const results: LayerResult[] = new Array(calls.length);
     for (let i = 0; i < calls.length; i++) {
-      const { rule, algorithm, shadow } = calls[i] as RuleCall;
+      const { rule, algorithm, shadow, overCapacity } = calls[i] as RuleCall;
       const outcome = outcomes[i] as LayerOutcome;
       results[i] = {
         rule: rule.name,
         kind: algorithm.kind,
         window: algorithm.window,
-        allowed: outcome.allowed,
+        allowed: outcome.allowed && !overCapacity,
         limit: outcome.limit,
         remaining: outcome.remaining,
         resetAt: outcome.resetAt,
-        retryAfter: outcome.retryAfter,
+        // No wait would make such a cost pass.
+        retryAfter: overCapacity ? 0 : outcome.retryAfter,
         delay: outcome.delay,
         shadow,
       };

@@ -8,7 +8,7 @@ import { RequestContext } from './context';
 import { type Denial, renderDenial } from './render';
 import { checkTrust } from './warnings';
 import { waitUnlessAborted } from './wait';
-import type { Decision } from '../decision';
+import type { Decision, LayerResult } from '../decision';
 import type { MaybePromise } from '../thenable';
 import type { AddressSource } from './context';
 import { closedStatus } from './driver';
@@ -267,14 +267,19 @@ export function refused(error: unknown): error is InvalidCostError | AlgorithmFu
  * A request of cost 0 charges nothing, but it passes only while the client has room: a cost
  * function that turns a bad input into 0 (`Number('')`) must not open a way past an exhausted
  * limit. Its wait is the exhausted layers' reset, which is never earlier than their first free unit.
+ * A shadow layer is only measured: its being used up refuses nothing.
  */
 function freeButExhausted(decision: LimiterDecision, now: number): Decision | undefined {
-  if (decision.results.every((layer) => layer.remaining >= 1)) return undefined;
+  if (decision.results.every(hasRoom)) return undefined;
   const results = decision.results.map((layer) =>
-    layer.remaining >= 1 ? layer : { ...layer, allowed: false, retryAfter: Math.max(1, layer.resetAt - now) },
+    hasRoom(layer) ? layer : { ...layer, allowed: false, retryAfter: Math.max(1, layer.resetAt - now) },
   );
   const retryAfter = Math.max(...results.map((layer) => layer.retryAfter));
   return { ...decision, allowed: false, retryAfter, delay: 0, results, release: undefined };
+}
+
+function hasRoom(layer: LayerResult): boolean {
+  return layer.shadow || layer.remaining >= 1;
 }
 
 /** A denial that no wait can turn into an admission: no layer numbers, no Retry-After. */
