@@ -1,4 +1,5 @@
 import { checkCost, costCeiling, isWholeCost } from './algorithms/cost';
+import { algorithmProblem } from './algorithms/shape';
 import { checkedClock } from './clock';
 import { AlgorithmFunctionError, InvalidOptionError, show } from './errors';
 import { algorithmTag } from './keys/algorithm-tag';
@@ -7,9 +8,9 @@ import { encodeIdentity } from './keys/identity';
 import { LeaseBook } from './lease';
 import { LimiterDecision } from './limiter-decision';
 import { nextRequestId } from './request-id';
-import { isAlgorithm } from './rules';
 import { WarningCode } from './warnings';
 import { safeEvents } from './resilience/events';
+import { Deadlines } from './resilience/deadline';
 import { guardStore } from './resilience/guarded-store';
 import { isThenable } from './thenable';
 import type { Algorithm } from './algorithms/types';
@@ -42,9 +43,12 @@ export interface RuleCall extends LayerCall {
   ticket: LeaseTicket | undefined;
 }
 
-/** A key or algorithm function that threw or rejected. */
+/** A key or algorithm function that threw or rejected (or, for an algorithm function, never answered). */
 class Failure {
-  constructor(readonly error: unknown) {}
+  constructor(
+    readonly error: unknown,
+    readonly timedOut = false,
+  ) {}
 }
 
 /** What a MemoryStore offers besides the Store interface: a decision without a promise. */
@@ -77,6 +81,8 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
   readonly #sync: SyncStore | undefined;
   readonly #needsRequestId: boolean;
   readonly #leases: LeaseBook | undefined;
+  /** The limiter's `timeout`, given to each algorithm function that returns a promise. */
+  readonly #algorithmDeadlines: Deadlines;
 
   constructor(config: LimiterConfig<Req>) {
     const warn = config.warn;
@@ -100,6 +106,7 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
       (rule) =>
         rule.algorithm === undefined || rule.algorithm.kind === 'slidingLog' || rule.algorithm.kind === 'concurrency',
     );
+    this.#algorithmDeadlines = new Deadlines(config.resilience.timeout);
     this.#leases = config.rules.some((rule) => rule.lease !== undefined)
       ? new LeaseBook({ take: this.#takeLease, giveBack: this.#giveBackLease }, this.clock)
       : undefined;
@@ -167,7 +174,8 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
         }
         if (isThenable(algorithm)) {
           pending = true;
-          algorithm = Promise.resolve(algorithm).catch(toFailure);
+          // The inner promise never rejects: a rejection from the deadline is the deadline's.
+          algorithm = this.#algorithmDeadlines.watch(Promise.resolve(algorithm).catch(toFailure)).catch(toTimeout);
         }
         algorithms[i] = algorithm;
       }
@@ -226,20 +234,28 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
 
   /**
    * A per-request algorithm that failed is not the client's to exploit: the request is refused
-   * (the gate answers 429 without Retry-After) and the failure reported once per rule.
+   * (the gate answers 429 without Retry-After), never decided by failMode, and the failure reported
+   * once per rule. What the function returns is checked as a rule's own algorithm is, and it has
+   * the limiter's `timeout` to answer.
    */
   #chosenAlgorithm(rule: CompiledRule<Req>, chosen: unknown): Algorithm {
-    if (isAlgorithm(chosen)) return chosen;
-    const reason =
-      chosen instanceof Failure
-        ? `threw ${chosen.error instanceof Error ? chosen.error.message : show(chosen.error)}`
-        : `returned ${show(chosen)} (expected an algorithm such as fixedWindow({ limit, window }))`;
+    let reason: string;
+    if (chosen instanceof Failure) {
+      reason = chosen.timedOut
+        ? `did not settle within ${this.#algorithmDeadlines.timeoutMs} ms (the limiter's timeout)`
+        : `threw ${chosen.error instanceof Error ? chosen.error.message : show(chosen.error)}`;
+    } else {
+      const problem = algorithmProblem(chosen);
+      if (problem === undefined) return chosen as Algorithm;
+      reason = `returned ${show(chosen)}, which is not an algorithm: ${problem} (expected one made by a factory such as fixedWindow({ limit, window }))`;
+    }
     this.warn(
       WarningCode.algorithmFunctionFailed,
       `the algorithm function of rule "${rule.name}" ${reason}; such requests are refused`,
       rule.name,
     );
-    throw new AlgorithmFunctionError(rule.name, reason, chosen instanceof Failure ? chosen.error : undefined);
+    const cause = chosen instanceof Failure && !chosen.timedOut ? chosen.error : undefined;
+    throw new AlgorithmFunctionError(rule.name, reason, cause);
   }
 
   /** Only `'critical'` opens the reserve; a function that throws makes the request normal (reported once). */
@@ -503,6 +519,10 @@ class Decided implements DecisionEvent {
 /** A key or algorithm function's rejection, kept to be reported (never thrown). */
 function toFailure(error: unknown): Failure {
   return new Failure(error);
+}
+
+function toTimeout(error: unknown): Failure {
+  return new Failure(error, true);
 }
 
 /** The calls the store must charge: those not served from a lease. */
