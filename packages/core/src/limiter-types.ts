@@ -93,7 +93,13 @@ export interface Limiter<Req = unknown> {
   readonly prefix: string;
   readonly store: Store;
   consume(ctx: KeyContext<Req>, options?: ConsumeOptions): Promise<Decision>;
-  /** Gives `cost` units back to every layer that applies to the request. */
+  /**
+   * Gives `cost` units (default 1) back to the layers that charged the request. After
+   * `consume(ctx)` with the same ctx object: at most what that consume charged, less what was
+   * already given back (nothing after a denial). For a ctx this limiter has not seen, it cannot know
+   * what was charged: `cost` goes back to every layer the ctx maps to now. Rejects with
+   * `ERR_FLOODGATE_INVALID_COST` for a cost that is not a whole number >= 0.
+   */
   refund(ctx: KeyContext<Req>, options?: ConsumeOptions): Promise<void>;
   /** The Decision a request of `cost` (default 1) would get now, charging nothing. */
   peek(ctx: KeyContext<Req>, options?: ConsumeOptions): Promise<Decision>;

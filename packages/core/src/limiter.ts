@@ -1,8 +1,9 @@
+import { checkRefund } from './algorithms/cost';
 import { timerOption } from './duration';
 import { LimiterEngine } from './engine';
 import { parseLimiterOptions } from './limiter-options';
 import type { Limiter, LimiterOptions } from './limiter-types';
-import type { LayerCall } from './store';
+import type { LimiterDecision } from './limiter-decision';
 
 /**
  * Builds a limiter from layered rules.
@@ -18,21 +19,30 @@ export function createLimiter<Req = unknown>(options: LimiterOptions<Req>): Limi
   return limiterOf(new LimiterEngine(config));
 }
 
-/** The public face of an engine. A refund(ctx) after consume(ctx) gives back on the keys that were charged. */
+/**
+ * The public face of an engine. A refund(ctx) after consume(ctx) gives back on the keys that were
+ * charged, at most what that consume charged; for a ctx it has not seen, the keys ctx maps to now.
+ */
 export function limiterOf<Req>(engine: LimiterEngine<Req>): Limiter<Req> {
-  const charged = new WeakMap<object, readonly LayerCall[]>();
+  const charged = new WeakMap<object, LimiterDecision>();
   return {
     prefix: engine.prefix,
     store: engine.store,
     async consume(ctx, consumeOptions = {}) {
       const decision = await engine.decide(ctx, consumeOptions.cost ?? 1);
-      if (typeof ctx === 'object' && ctx !== null) charged.set(ctx, decision.calls);
+      if (typeof ctx === 'object' && ctx !== null) charged.set(ctx, decision);
       return decision;
     },
     async refund(ctx, refundOptions = {}) {
       const cost = refundOptions.cost ?? 1;
-      const calls = charged.get(ctx) ?? (await engine.resolve(ctx, cost));
-      await engine.refund(calls, cost);
+      const decision = charged.get(ctx);
+      if (decision !== undefined) {
+        const units = decision.claimRefund(cost);
+        if (units > 0) await engine.refund(decision.chargedCalls, units);
+        return;
+      }
+      checkRefund(cost);
+      await engine.refund(await engine.resolve(ctx, cost), cost);
     },
     peek: (ctx, peekOptions = {}) => engine.peek(ctx, peekOptions.cost ?? 1),
     reset: (ctx, selector = {}) => engine.control('reset', ctx, selector.rule),

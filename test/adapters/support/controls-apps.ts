@@ -6,7 +6,7 @@ import { floodgate } from '@floodgate/fastify';
 import { rateLimiter, rateLimitStatus as honoStatus } from '@floodgate/hono';
 import fastify5 from 'fastify';
 import { Hono } from 'hono';
-import { controlAnswer, summaryOf } from './controls-routes.ts';
+import { controlAnswer, limitedAnswer } from './controls-routes.ts';
 import type { Context } from 'hono';
 import type { RateLimitControls } from '@floodgate/core/http';
 // The Express 4 and Fastify 4 aliases are dev dependencies of the adapter packages.
@@ -22,7 +22,8 @@ import fastify4 from '../../../packages/fastify/node_modules/fastify4/fastify.js
  *                           error's name, code and message when the control rejects
  *   GET /behind/rate_limit  the status route behind the limit (Fastify: a limited route whose
  *                           handler calls `fastify.floodgate.status`)
- *   GET anything else       limited; answers the decision the handler saw (`summaryOf`)
+ *   GET anything else       limited; answers the decision the handler saw, after the refunds
+ *                           `?refund=` asks for (`limitedAnswer`)
  */
 
 export interface ControlledApp {
@@ -85,7 +86,9 @@ function expressFramework(name: string, express: any): Framework {
       });
       app.use(limiter);
       app.get('/behind/rate_limit', expressStatus(limiter));
-      app.get(/.*/, (req: ExpressRequest, res: ExpressResponse) => res.json(summaryOf(req.rateLimit)));
+      app.get(/.*/, async (req: ExpressRequest, res: ExpressResponse) =>
+        res.json(await limitedAnswer(req.rateLimit, req.originalUrl)),
+      );
       return { ...(await listen(createServer(app))), controls };
     },
   };
@@ -111,7 +114,7 @@ function fastifyFramework(name: string, fastify: any): Framework {
           return answer.body;
         },
       );
-      app.get('/*', async (request: { rateLimit?: unknown }) => summaryOf(request.rateLimit));
+      app.get('/*', (request: { rateLimit?: unknown; url: string }) => limitedAnswer(request.rateLimit, request.url));
       await app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = app.server.address() as AddressInfo;
       return { url: `http://127.0.0.1:${port}`, controls, close: () => app.close() };
@@ -133,7 +136,7 @@ const honoFramework: Framework = {
     });
     app.use('*', limiter);
     app.get('/behind/rate_limit', honoStatus(limiter));
-    app.get('*', (c) => c.json(summaryOf(c.get('rateLimit'))));
+    app.get('*', async (c) => c.json(await limitedAnswer(c.get('rateLimit'), c.req.url)));
     return new Promise((resolve) => {
       const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
         const close = () =>

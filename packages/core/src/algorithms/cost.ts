@@ -31,3 +31,11 @@ export function checkCost(algorithm: Algorithm, cost: unknown, rule: string, cri
   }
   return cost;
 }
+
+/** Checks the units a refund gives back: a whole number, 0 or more (the cap is the caller's). */
+export function checkRefund(units: unknown): number {
+  if (!isWholeCost(units)) {
+    throw new InvalidCostError(`refund: the units to give back must be an integer >= 0, got ${show(units)}`);
+  }
+  return units;
+}

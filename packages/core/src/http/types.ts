@@ -9,7 +9,11 @@ import type { FloodgateWarning } from '../warnings';
 export type RateLimitInfo = Decision & {
   /** Units charged for this request (the `cost` option's answer). */
   readonly cost: number;
-  /** Gives `n` units back (default: the whole cost), e.g. once the real cost is known. Never throws. */
+  /**
+   * Gives `n` units back (default: all that is still charged), e.g. once the real cost is known: at
+   * most what this request was charged, less what it already gave back. Rejects with
+   * `ERR_FLOODGATE_INVALID_COST` for an `n` that is not a whole number >= 0; never for the store.
+   */
   refund(n?: number): Promise<void>;
 };
 
