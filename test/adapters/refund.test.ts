@@ -22,7 +22,9 @@ const costOf = (framework: Framework) => (req: unknown) => Number(framework.head
 
 /** What each layer has left for the calling client, charging nothing. */
 async function remaining(url: string): Promise<Record<string, number>> {
-  const { results } = (await call(url, '/control/peek?cost=0')).json as { results: { rule: string; remaining: number }[] };
+  const { results } = (await call(url, '/control/peek?cost=0')).json as {
+    results: { rule: string; remaining: number }[];
+  };
   return Object.fromEntries(results.map((layer) => [layer.rule, layer.remaining]));
 }
 
@@ -46,7 +48,11 @@ describe.each(storeNames)('%s store', (storeName) => {
       const b = backend(storeName);
       const storeErrors: StoreErrorEvent[] = [];
       const limits = [{ name: 'ip', key: byIp(), algorithm: fixedWindow({ limit: 100, window: '1m' }) }];
-      const options = b.options({ limits, cost: costOf(framework), onStoreError: (event: StoreErrorEvent) => storeErrors.push(event) });
+      const options = b.options({
+        limits,
+        cost: costOf(framework),
+        onStoreError: (event: StoreErrorEvent) => storeErrors.push(event),
+      });
       await withApps([framework.start(options)], async (app) => {
         const answer = await call(app.url, '/?refund=-5,1.5,NaN,Infinity', { 'x-cost': '5' });
         expect(answer.json.refunds).toEqual([INVALID_COST, INVALID_COST, INVALID_COST, INVALID_COST]);

@@ -140,7 +140,7 @@ describe.each(storeNames)('%s store', (storeName) => {
       });
     });
 
-    it('issue 19.2: a cost above a shadow rule\'s capacity passes, reported as that rule\'s denial, and charges it nothing', async () => {
+    it("issue 19.2: a cost above a shadow rule's capacity passes, reported as that rule's denial, and charges it nothing", async () => {
       const b = backend(storeName);
       const events = hooks();
       const limits = [

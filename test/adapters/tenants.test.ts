@@ -147,7 +147,7 @@ describe.each(storeNames)('%s store', (storeName) => {
       },
     );
 
-    it('issue 19.7: a function that never settles is refused once the limiter\'s timeout has passed', async () => {
+    it("issue 19.7: a function that never settles is refused once the limiter's timeout has passed", async () => {
       const b = backend(storeName);
       const algorithm = (req: unknown) =>
         framework.headerOf(req, 'x-plan') === 'stuck' ? new Promise<Algorithm>(() => {}) : DEFAULT_TIER;

@@ -18,7 +18,7 @@ import type { LayerResult } from './decision';
 import type { KeyContext } from './keys/context';
 import type { LeaseTicket } from './lease';
 import type { LimiterConfig } from './limiter-options';
-import type { PriorityFunction } from './limiter-types';
+import type { Priority, PriorityFunction } from './limiter-types';
 import type { RefundTarget } from './limiter-decision';
 import type { CompiledRule } from './rules';
 import type { SafeEvents } from './resilience/events';
@@ -112,16 +112,19 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
       : undefined;
   }
 
-  /** Decides and charges one request of `cost` units. Throws InvalidCostError for a cost no layer can take. */
-  decide(ctx: KeyContext<Req>, cost: number): MaybePromise<LimiterDecision> {
-    const calls = this.resolve(ctx, cost);
+  /**
+   * Decides and charges one request of `cost` units. Throws InvalidCostError for a cost no layer can
+   * take. `priority`, when given (a route's or a call's), stands for the limiter-wide priority function.
+   */
+  decide(ctx: KeyContext<Req>, cost: number, priority?: Priority): MaybePromise<LimiterDecision> {
+    const calls = this.resolve(ctx, cost, priority);
     if (isThenable(calls)) return calls.then((resolved) => this.#consume(ctx, resolved, cost));
     return this.#consume(ctx, calls, cost);
   }
 
   /** The Decision a request of `cost` would get now; nothing is charged, and it cannot be refunded. */
-  async peek(ctx: KeyContext<Req>, cost: number): Promise<LimiterDecision> {
-    const calls = await this.resolve(ctx, cost);
+  async peek(ctx: KeyContext<Req>, cost: number, priority?: Priority): Promise<LimiterDecision> {
+    const calls = await this.resolve(ctx, cost, priority);
     const { outcomes, degraded } = await this.#guarded.peek(calls, '');
     return new LimiterDecision(this.#results(calls, outcomes), degraded, cost, calls, undefined);
   }
@@ -145,7 +148,7 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
   }
 
   /** The store calls for the layers that apply to `ctx`, each checked against `cost`. */
-  resolve(ctx: KeyContext<Req>, cost: number): MaybePromise<RuleCall[]> {
+  resolve(ctx: KeyContext<Req>, cost: number, priority?: Priority): MaybePromise<RuleCall[]> {
     const rules = this.rules;
     const values: unknown[] = new Array(rules.length);
     let algorithms: unknown[] | undefined;
@@ -180,9 +183,9 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
         algorithms[i] = algorithm;
       }
     }
-    if (!pending) return this.#callsFor(ctx, values, algorithms, cost);
+    if (!pending) return this.#callsFor(ctx, values, algorithms, cost, priority);
     return Promise.all([Promise.all(values), algorithms && Promise.all(algorithms)]).then(([keys, chosen]) =>
-      this.#callsFor(ctx, keys, chosen, cost),
+      this.#callsFor(ctx, keys, chosen, cost, priority),
     );
   }
 
@@ -191,11 +194,14 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
     values: readonly unknown[],
     algorithms: readonly unknown[] | undefined,
     cost: number,
+    priority: Priority | undefined,
   ): RuleCall[] {
     const calls: RuleCall[] = [];
     // Most rules share the limiter's priority function: it is asked once per request.
     let askedPriority: PriorityFunction<Req> | undefined;
     let critical = false;
+    // A priority given with the call stands for the limiter's function; a rule's own still decides.
+    const given = priority === 'critical';
     for (let i = 0; i < values.length; i++) {
       const rule = this.rules[i] as CompiledRule<Req>;
       const identity = this.#identity(rule, ctx, values[i]);
@@ -206,11 +212,16 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
         algorithm = this.#chosenAlgorithm(rule, algorithms?.[i]);
         keyStart = this.#keyStart(rule, algorithm);
       }
-      if (rule.priority !== undefined && rule.priority !== askedPriority) {
-        askedPriority = rule.priority;
-        critical = this.#isCritical(rule.priority, ctx.req);
+      let isCritical: boolean;
+      if (priority !== undefined && !rule.ownPriority) {
+        isCritical = given;
+      } else {
+        if (rule.priority !== undefined && rule.priority !== askedPriority) {
+          askedPriority = rule.priority;
+          critical = this.#isCritical(rule.priority, ctx.req);
+        }
+        isCritical = rule.priority !== undefined && critical;
       }
-      const isCritical = rule.priority !== undefined && critical;
       // A shadow rule is only measured: a cost it could never admit is its denial, not the request's refusal.
       const overCapacity = rule.shadow && isWholeCost(cost) && cost > costCeiling(algorithm, isCritical);
       calls.push({

@@ -2,7 +2,8 @@ import { checkRefund } from './algorithms/cost';
 import { timerOption } from './duration';
 import { LimiterEngine } from './engine';
 import { parseLimiterOptions } from './limiter-options';
-import type { Limiter, LimiterOptions } from './limiter-types';
+import { priorityOption } from './validate';
+import type { ConsumeOptions, Limiter, LimiterOptions, Priority } from './limiter-types';
 import type { LimiterDecision } from './limiter-decision';
 
 /**
@@ -29,7 +30,7 @@ export function limiterOf<Req>(engine: LimiterEngine<Req>): Limiter<Req> {
     prefix: engine.prefix,
     store: engine.store,
     async consume(ctx, consumeOptions = {}) {
-      const decision = await engine.decide(ctx, consumeOptions.cost ?? 1);
+      const decision = await engine.decide(ctx, consumeOptions.cost ?? 1, priorityOf('consume', consumeOptions));
       if (typeof ctx === 'object' && ctx !== null) charged.set(ctx, decision);
       return decision;
     },
@@ -44,7 +45,7 @@ export function limiterOf<Req>(engine: LimiterEngine<Req>): Limiter<Req> {
       checkRefund(cost);
       await engine.refund(await engine.resolve(ctx, cost), cost);
     },
-    peek: (ctx, peekOptions = {}) => engine.peek(ctx, peekOptions.cost ?? 1),
+    peek: async (ctx, peekOptions = {}) => engine.peek(ctx, peekOptions.cost ?? 1, priorityOf('peek', peekOptions)),
     reset: (ctx, selector = {}) => engine.control('reset', ctx, selector.rule),
     async block(ctx, duration, selector = {}) {
       await engine.control('block', ctx, selector.rule, timerOption('block.duration', duration));
@@ -52,4 +53,8 @@ export function limiterOf<Req>(engine: LimiterEngine<Req>): Limiter<Req> {
     unblock: (ctx, selector = {}) => engine.control('unblock', ctx, selector.rule),
     close: () => engine.close(),
   };
+}
+
+function priorityOf(where: string, options: ConsumeOptions): Priority | undefined {
+  return options.priority === undefined ? undefined : priorityOption(`${where}.priority`, options.priority);
 }

@@ -23,6 +23,8 @@ export interface CompiledRule<Req = unknown> {
   readonly algorithmOf: AlgorithmFunction<Req> | undefined;
   readonly shadow: boolean;
   readonly priority: PriorityFunction<Req> | undefined;
+  /** True when `priority` is the rule's own (a call's or route's priority then leaves it alone). */
+  readonly ownPriority: boolean;
   readonly penalty: Penalty | undefined;
   readonly lease: LeaseConfig | undefined;
 }
@@ -75,6 +77,7 @@ export function parseRules<Req>(
         rule.priority === undefined
           ? priority
           : functionOption<PriorityFunction<Req>>(`${where}.priority`, rule.priority),
+      ownPriority: rule.priority !== undefined,
       penalty: parsePenalty(where, rule.blockDuration, rule.escalate),
       lease,
     };

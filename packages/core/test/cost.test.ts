@@ -87,16 +87,19 @@ describe('issue 19.8: limiter.refund(ctx, { cost })', () => {
     expect(await limiter.consume(contextOf({ ip: '203.0.113.9' }), { cost: 0 })).toMatchObject({ remaining: 6 });
   });
 
-  it.each([-5, 1.5, Number.NaN, '2'])('rejects a cost of %o with ERR_FLOODGATE_INVALID_COST, seen ctx or not', async (cost) => {
-    const limiter = bucketOfTen();
-    const seen = contextOf({ ip: '203.0.113.7' });
-    await limiter.consume(seen, { cost: 5 });
-    for (const target of [seen, contextOf({ ip: '203.0.113.7' })]) {
-      await expect(limiter.refund(target, { cost: cost as number })).rejects.toMatchObject({
-        code: 'ERR_FLOODGATE_INVALID_COST',
-        message: `refund: the units to give back must be an integer >= 0, got ${typeof cost === 'string' ? `"${cost}"` : cost}`,
-      });
-    }
-    expect(await limiter.consume(contextOf({ ip: '203.0.113.7' }), { cost: 0 })).toMatchObject({ remaining: 5 });
-  });
+  it.each([-5, 1.5, Number.NaN, '2'])(
+    'rejects a cost of %o with ERR_FLOODGATE_INVALID_COST, seen ctx or not',
+    async (cost) => {
+      const limiter = bucketOfTen();
+      const seen = contextOf({ ip: '203.0.113.7' });
+      await limiter.consume(seen, { cost: 5 });
+      for (const target of [seen, contextOf({ ip: '203.0.113.7' })]) {
+        await expect(limiter.refund(target, { cost: cost as number })).rejects.toMatchObject({
+          code: 'ERR_FLOODGATE_INVALID_COST',
+          message: `refund: the units to give back must be an integer >= 0, got ${typeof cost === 'string' ? `"${cost}"` : cost}`,
+        });
+      }
+      expect(await limiter.consume(contextOf({ ip: '203.0.113.7' }), { cost: 0 })).toMatchObject({ remaining: 5 });
+    },
+  );
 });

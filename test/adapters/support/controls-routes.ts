@@ -40,7 +40,10 @@ export function summaryOf(decision: unknown): Summary | null {
  * (`?refund=30,30`: `req.rateLimit.refund(30)` twice, one after the other), each reported as
  * `'ok'` or the code it was rejected with.
  */
-export async function limitedAnswer(decision: unknown, url: string): Promise<(Summary & { refunds?: string[] }) | null> {
+export async function limitedAnswer(
+  decision: unknown,
+  url: string,
+): Promise<(Summary & { refunds?: string[] }) | null> {
   const asked = new URL(url, 'http://app').searchParams.get('refund');
   if (asked === null || decision === undefined || decision === null) return summaryOf(decision);
   const refunds: string[] = [];
