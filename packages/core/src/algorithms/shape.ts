@@ -1,15 +1,6 @@
 import { show } from '../errors';
-import type { Algorithm, AlgorithmKind } from './types';
-
-const KINDS = new Set<unknown>([
-  'fixedWindow',
-  'slidingLog',
-  'slidingWindow',
-  'tokenBucket',
-  'leakyBucket',
-  'gcra',
-  'concurrency',
-] satisfies AlgorithmKind[]);
+import { isAlgorithmKind } from '../keys/algorithm-tag';
+import type { Algorithm } from './types';
 const METHODS = ['decide', 'refund', 'divide'] as const;
 const SIZES = ['limit', 'window', 'maxCost'] as const;
 
@@ -26,7 +17,7 @@ export function algorithmProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null) return `it is ${show(value)}`;
   if (checked.has(value)) return undefined;
   const fields = value as Partial<Record<keyof Algorithm, unknown>>;
-  if (!KINDS.has(fields.kind)) return `its kind is ${show(fields.kind)}`;
+  if (!isAlgorithmKind(fields.kind)) return `its kind is ${show(fields.kind)}`;
   for (const method of METHODS) {
     if (typeof fields[method] !== 'function') return `it has no ${method}() method`;
   }
