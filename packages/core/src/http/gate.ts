@@ -8,7 +8,8 @@ import { RequestContext } from './context';
 import { type Denial, renderDenial } from './render';
 import { checkTrust } from './warnings';
 import { waitUnlessAborted } from './wait';
-import type { Decision } from '../decision';
+import type { Decision, LayerResult } from '../decision';
+import type { Priority } from '../limiter-types';
 import type { MaybePromise } from '../thenable';
 import type { AddressSource } from './context';
 import { closedStatus } from './driver';
@@ -40,10 +41,14 @@ export class Gate<Req, Res> implements AddressSource<Req> {
     this.driver = driver;
   }
 
-  /** `earlier`: the decision a previous run left on the request (`req.rateLimit`), if any. */
-  check(req: Req, res: Res, earlier?: unknown): MaybePromise<GateResult> {
+  /**
+   * `earlier`: the decision a previous run left on the request (`req.rateLimit`), if any.
+   * `routePriority`: the priority a route gives its requests (the adapters' `.critical`), which
+   * stands for the middleware's.
+   */
+  check(req: Req, res: Res, earlier?: unknown, routePriority?: Priority): MaybePromise<GateResult> {
     try {
-      const result = this.#check(req, res, earlier);
+      const result = this.#check(req, res, earlier, routePriority);
       return isThenable(result) ? result.then(undefined, (error: unknown) => this.#failed(req, res, error)) : result;
     } catch (error) {
       return this.#failed(req, res, error);
@@ -92,23 +97,35 @@ export class Gate<Req, Res> implements AddressSource<Req> {
     return ip;
   }
 
-  #check(req: Req, res: Res, earlier: unknown): MaybePromise<GateResult> {
+  #check(req: Req, res: Res, earlier: unknown, routePriority: Priority | undefined): MaybePromise<GateResult> {
     if (earlier instanceof LimiterDecision && earlier.ownedBy(this)) {
+      this.#ranTwice(routePriority);
+      return earlier;
+    }
+    const priority = routePriority ?? this.config.priority;
+    const skip = this.config.skip;
+    if (skip === undefined) return this.#allowList(req, res, priority);
+    const skipped = this.#predicate(skip, req, undefined);
+    if (isThenable(skipped)) return skipped.then((yes) => (yes ? undefined : this.#allowList(req, res, priority)));
+    return skipped ? undefined : this.#allowList(req, res, priority);
+  }
+
+  #ranTwice(routePriority: Priority | undefined): void {
+    if (routePriority === undefined) {
       this.config.warn(
         WarningCode.doubleCount,
         'the same middleware instance ran twice for one request (mounted on both the app and a router?); it counts the request once and lets the second run through',
       );
-      return earlier;
+      return;
     }
-    const skip = this.config.skip;
-    if (skip === undefined) return this.#allowList(req, res);
-    const skipped = this.#predicate(skip, req, undefined);
-    if (isThenable(skipped)) return skipped.then((yes) => (yes ? undefined : this.#allowList(req, res)));
-    return skipped ? undefined : this.#allowList(req, res);
+    this.config.warn(
+      WarningCode.priorityLate,
+      `a route's ${routePriority} priority came after the same middleware had already decided the request (mounted app-wide before the route?), so it was decided as any other request; mount the route before the app-wide middleware`,
+    );
   }
 
-  #allowList(req: Req, res: Res): MaybePromise<GateResult> {
-    const ctx = new RequestContext(req, this);
+  #allowList(req: Req, res: Res, priority: Priority | undefined): MaybePromise<GateResult> {
+    const ctx = new RequestContext(req, this, priority);
     const allowed = this.config.allowed;
     if (allowed === undefined) return this.#limit(ctx, res);
     const listed = this.#predicate(allowed, req, this.config.allowedByIp ? ctx.ip : undefined);
@@ -161,7 +178,7 @@ export class Gate<Req, Res> implements AddressSource<Req> {
     }
     let decision: MaybePromise<LimiterDecision>;
     try {
-      decision = this.config.engine.decide(ctx, cost);
+      decision = this.config.engine.decide(ctx, cost, ctx.priority);
     } catch (error) {
       if (refused(error)) return this.#refuse(ctx, res, error);
       throw error;
@@ -267,14 +284,19 @@ export function refused(error: unknown): error is InvalidCostError | AlgorithmFu
  * A request of cost 0 charges nothing, but it passes only while the client has room: a cost
  * function that turns a bad input into 0 (`Number('')`) must not open a way past an exhausted
  * limit. Its wait is the exhausted layers' reset, which is never earlier than their first free unit.
+ * A shadow layer is only measured: its being used up refuses nothing.
  */
 function freeButExhausted(decision: LimiterDecision, now: number): Decision | undefined {
-  if (decision.results.every((layer) => layer.remaining >= 1)) return undefined;
+  if (decision.results.every(hasRoom)) return undefined;
   const results = decision.results.map((layer) =>
-    layer.remaining >= 1 ? layer : { ...layer, allowed: false, retryAfter: Math.max(1, layer.resetAt - now) },
+    hasRoom(layer) ? layer : { ...layer, allowed: false, retryAfter: Math.max(1, layer.resetAt - now) },
   );
   const retryAfter = Math.max(...results.map((layer) => layer.retryAfter));
   return { ...decision, allowed: false, retryAfter, delay: 0, results, release: undefined };
+}
+
+function hasRoom(layer: LayerResult): boolean {
+  return layer.shadow || layer.remaining >= 1;
 }
 
 /** A denial that no wait can turn into an admission: no layer numbers, no Retry-After. */
