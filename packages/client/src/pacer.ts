@@ -1,4 +1,4 @@
-import type { RateLimitState } from './headers';
+import type { RateLimitState } from './rate-limit-state';
 
 /**
  * What one politeFetch remembers between calls: per scope (by default an origin), the instant each
@@ -23,10 +23,10 @@ export function createPacer(threshold: number): Pacer {
     learn(scope, state, now) {
       let until = scopes.get(scope);
       for (const policy of state.policies) {
-        if (policy.reset === undefined || policy.remaining === undefined) continue;
-        if (policy.remaining <= threshold && policy.reset > 0) {
+        if (policy.effectiveWindow === undefined || policy.remaining === undefined) continue;
+        if (policy.remaining <= threshold && policy.effectiveWindow > 0) {
           until ??= new Map();
-          until.set(policy.name, now + policy.reset);
+          until.set(policy.name, now + policy.effectiveWindow);
         } else {
           until?.delete(policy.name);
         }

@@ -2,7 +2,7 @@ import { readRateLimit } from './headers';
 import { parseOptions } from './options';
 import { createPacer } from './pacer';
 import { wait } from './wait';
-import type { RateLimitState } from './headers';
+import type { RateLimitState } from './rate-limit-state';
 import type { Config, FetchLike, GiveUpEvent, PoliteFetchOptions, WaitEvent } from './options';
 
 /** What politeFetch returns: called exactly like `fetch`. */
@@ -91,7 +91,7 @@ function minimumWait(status: number, state: RateLimitState): number | undefined 
   let minimum = state.retryAfter;
   if (status !== 429) return minimum;
   for (const policy of state.policies) {
-    if (policy.remaining === 0 && policy.reset !== undefined) minimum = Math.max(minimum ?? 0, policy.reset);
+    if (policy.remaining === 0 && policy.effectiveWindow !== undefined) minimum = Math.max(minimum ?? 0, policy.effectiveWindow);
   }
   return minimum;
 }
