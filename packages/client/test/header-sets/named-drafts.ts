@@ -139,6 +139,21 @@ export function namedDrafts(now: number): HeaderSet[] {
       retry: 20_000,
     },
     {
+      name: 'drafts 8 to 11 B.2.3: a 429 without Retry-After waits for t of the spent policy',
+      status: 429,
+      lines: [
+        ['RateLimit-Policy', '"dynamic";q=15;w=20'],
+        ['RateLimit', '"dynamic";r=0;t=20'],
+      ],
+      read: {
+        source: 'draft-8',
+        policies: [
+          { name: 'dynamic', unit: 'requests', limit: 15, window: 20_000, remaining: 0, effectiveWindow: 20_000 },
+        ],
+      },
+      retry: 20_000,
+    },
+    {
       name: 'draft-11 B.1.4: a 429 with Retry-After as an HTTP-date',
       status: 429,
       lines: [
