@@ -10,14 +10,14 @@ export interface WaitEvent {
   reason: 'pace' | 'retry';
   /** How long it waits, in ms: the server's minimum plus the jitter drawn. */
   ms: number;
-  /** The server's minimum within `ms`: `Retry-After` or the time to a reset; 0 when it gave none. */
+  /** The server's minimum within `ms`: `Retry-After`, or the end of a spent policy's effective window; 0 when it gave none. */
   minimum: number;
   /** The attempt that follows the wait, 1 for the first. */
   attempt: number;
   url: string;
 }
 
-/** Why a retryable answer (429, or 503 with `Retry-After`) was handed back without a retry. */
+/** Why a throttled answer (429; 503 with `Retry-After`; 403 with `Retry-After` or a spent policy) was handed back without a retry. */
 export interface GiveUpEvent {
   reason: 'method' | 'body' | 'attempts' | 'max-wait';
   status: number;
@@ -35,17 +35,21 @@ export interface PoliteFetchOptions {
   maxWait?: Duration;
   /** Width of the random wait drawn on top of the server's minimum (full jitter). Default `'1 s'`. */
   jitter?: Duration;
-  /** Methods whose 429 or 503 is retried. Default IDEMPOTENT_METHODS; add `'POST'` to retry it too. */
+  /** Methods whose throttled answers are retried. Default IDEMPOTENT_METHODS; add `'POST'` to retry it too. */
   retryMethods?: readonly string[];
-  /** Hold requests back until the reset once a policy has this many units left or fewer; false never does. Default 0. */
+  /** Hold requests back until the end of a policy's effective window once it has this many units left or fewer; false never does. Default 0. */
   pace?: number | false;
-  /** Which requests share what pacing learns. Default the URL's origin. */
-  scope?: (url: URL) => string;
+  /**
+   * Which requests share what pacing learns, from the URL and the request's headers. Default the
+   * URL's origin. A client calling for many users gives each user its own, e.g.
+   * `(url, headers) => url.origin + ' ' + headers.get('x-user')`. A scope that throws: no pacing for that call.
+   */
+  scope?: (url: URL, headers: Headers) => string;
   /** Random numbers in [0, 1) for the jitter. Default `Math.random`. */
   random?: () => number;
   /** Called before every wait. A hook that throws is ignored. */
   onWait?: (event: WaitEvent) => void;
-  /** Called when a 429 (or 503 with `Retry-After`) goes back to the caller unretried. A hook that throws is ignored. */
+  /** Called when a throttled answer goes back to the caller unretried. A hook that throws is ignored. */
   onGiveUp?: (event: GiveUpEvent) => void;
 }
 
@@ -63,7 +67,8 @@ export interface Config {
   jitter: number;
   retryMethods: ReadonlySet<string>;
   pace: number | false;
-  scope: (url: URL) => string;
+  /** Undefined for the default, the URL's origin (then no Headers is built per call). */
+  scope: ((url: URL, headers: Headers) => string) | undefined;
   random: () => number;
   onWait: ((event: WaitEvent) => void) | undefined;
   onGiveUp: ((event: GiveUpEvent) => void) | undefined;
@@ -101,15 +106,11 @@ export function parseOptions(options: unknown): Config {
     jitter: raw.jitter === undefined ? DEFAULTS.jitter : durationOption('politeFetch.jitter', raw.jitter),
     retryMethods: raw.retryMethods === undefined ? new Set(IDEMPOTENT_METHODS) : methods(raw.retryMethods),
     pace: raw.pace === undefined ? DEFAULTS.pace : pace(raw.pace),
-    scope: optionalFunction<(url: URL) => string>('scope', raw.scope) ?? originOf,
+    scope: optionalFunction<(url: URL, headers: Headers) => string>('scope', raw.scope),
     random: optionalFunction<() => number>('random', raw.random) ?? Math.random,
     onWait: optionalFunction('onWait', raw.onWait),
     onGiveUp: optionalFunction('onGiveUp', raw.onGiveUp),
   };
-}
-
-function originOf(url: URL): string {
-  return url.origin;
 }
 
 function optionalFunction<F>(name: string, value: unknown): F | undefined {

@@ -1,8 +1,8 @@
-import type { RateLimitState } from './headers';
+import type { RateLimitState } from './rate-limit-state';
 
 /**
  * What one politeFetch remembers between calls: per scope (by default an origin), the instant each
- * exhausted policy resets and the instant a `Retry-After` pointed at. Entries go once they pass,
+ * exhausted policy's effective window ends and the instant a `Retry-After` pointed at. Entries go once they pass,
  * so memory is bounded by the scopes with a wait still ahead.
  */
 export interface Pacer {
@@ -15,7 +15,13 @@ export interface Pacer {
 /** The key a `Retry-After` is kept under: a leading NUL cannot start a policy name from a header. */
 const RETRY_AFTER = '\u0000retry-after';
 
-/** A pacer that holds a scope back once a policy has `threshold` units or fewer left, until its reset. */
+/**
+ * A pacer that holds a scope back once a policy has `threshold` units or fewer left, until the end
+ * of its effective window (or the `Retry-After` of the same response, which takes precedence: draft
+ * §7). Policies are told apart by name and partition key. Concurrency quotas are not paced: they
+ * come back as requests finish, not after a time, and the response that reports one holds a unit
+ * itself until it ends.
+ */
 export function createPacer(threshold: number): Pacer {
   const scopes = new Map<string, Map<string, number>>();
 
@@ -23,12 +29,14 @@ export function createPacer(threshold: number): Pacer {
     learn(scope, state, now) {
       let until = scopes.get(scope);
       for (const policy of state.policies) {
-        if (policy.reset === undefined || policy.remaining === undefined) continue;
-        if (policy.remaining <= threshold && policy.reset > 0) {
+        const key = `${policy.name}\u0000${policy.partitionKey ?? ''}`;
+        const window = state.retryAfter ?? policy.effectiveWindow;
+        if (window === undefined || policy.remaining === undefined || policy.unit === 'concurrent-requests') continue;
+        if (policy.remaining <= threshold && window > 0) {
           until ??= new Map();
-          until.set(policy.name, now + policy.reset);
+          until.set(key, now + window);
         } else {
-          until?.delete(policy.name);
+          until?.delete(key);
         }
       }
       if (state.retryAfter !== undefined && state.retryAfter > 0) {

@@ -26,9 +26,9 @@ describe('retrying a throttled answer', () => {
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(1000);
   });
 
-  it('waits for the latest reset of a policy with no units left when it is later than Retry-After', async () => {
+  it('without Retry-After, waits for the end of the window of a policy with no units left', async () => {
     const server = await scriptedServer(
-      once({ status: 429, headers: { 'retry-after': '0', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0.3' } }),
+      once({ status: 429, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0.3' } }),
     );
     const { fetch, waits } = recorded({ jitter: 0 });
     expect((await fetch(server.url)).status).toBe(200);
@@ -133,7 +133,7 @@ describe('bounds', () => {
 });
 
 describe('pacing before a 429', () => {
-  it('holds the next call to an origin until a spent policy resets; another origin goes at once', async () => {
+  it('holds the next call to an origin until a spent policy’s window ends; another origin goes at once', async () => {
     const spent = await scriptedServer(() => ({
       status: 200,
       headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0.3' },
@@ -167,7 +167,7 @@ describe('pacing before a 429', () => {
     expect(patient.waits.map((w) => [w.reason, w.minimum > 59_000])).toEqual([['pace', true]]);
   });
 
-  it('learns Retry-After only from a 429 or 503', async () => {
+  it('learns Retry-After only from a throttled answer (429, 503, or a 403 that says so)', async () => {
     const server = await scriptedServer(() => ({ status: 201, headers: { 'retry-after': '60' } }));
     const { fetch, waits } = recorded();
     await fetch(server.url, { method: 'POST' });

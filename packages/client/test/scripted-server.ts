@@ -1,5 +1,6 @@
 /// <reference types="node" />
 import { createServer } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll } from 'vitest';
 
@@ -8,11 +9,13 @@ export interface Hit {
   at: number;
   method: string;
   body: string;
+  headers: IncomingHttpHeaders;
 }
 
 export interface Answer {
   status: number;
-  headers?: Record<string, string>;
+  /** Fields by name, or field lines in order (a name may repeat: one field split over lines). */
+  headers?: Record<string, string> | [string, string][];
 }
 
 export interface ScriptedServer {
@@ -29,10 +32,11 @@ export async function scriptedServer(script: (n: number, hit: Hit) => Answer): P
   const server = createServer(async (req, res) => {
     let body = '';
     for await (const chunk of req) body += chunk;
-    const hit = { at: performance.now(), method: req.method ?? '', body };
+    const hit = { at: performance.now(), method: req.method ?? '', body, headers: req.headers };
     const answer = script(hits.length, hit);
     hits.push(hit);
-    res.writeHead(answer.status, answer.headers).end(`status ${answer.status}`);
+    const headers = Array.isArray(answer.headers) ? answer.headers.flat() : answer.headers;
+    res.writeHead(answer.status, headers).end(`status ${answer.status}`);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
