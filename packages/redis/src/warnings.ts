@@ -18,6 +18,9 @@ const NO_QUEUE: Record<string, string> = {
     'enableOfflineQueue: false, and the rest under redisOptions)',
   'node-redis':
     'Create it with { disableOfflineQueue: true, commandOptions: { timeout } } (on a Cluster: under defaults)',
+  'node-redis sentinel':
+    'createSentinel() holds calls while it looks for a master whatever nodeClientOptions say; for none to run late, ' +
+    'use ioredis or iovalkey with `sentinels` and enableOfflineQueue: false',
 };
 
 /**
