@@ -13,9 +13,9 @@
 ]]
 --- @include "helpers"
 
--- When a sorted set's block ends (nil when it has none).
+-- When a sorted set's block ends (nil when it has none; a key of another type is reset).
 local function zset_blocked_until(key)
-  local score = redis.pcall('ZSCORE', key, '!b')
+  local score = zset_read(key, false, 'ZSCORE', '!b')
   if type(score) ~= 'string' then return nil end
   local n = tonumber(score)
   if n == nil or n >= 0 then return nil end
@@ -58,7 +58,7 @@ local function penalize(key, strikes_key, hash, now, base, period, max, at_least
     -- A penalty less than `period` after the previous one is a repeat (a clock that went back too).
     local strikes = 1
     local last = redis.pcall('HMGET', strikes_key, 'n', 'at')
-    if last.err then
+    if wrong_type(last) then
       redis.call('DEL', strikes_key)
     else
       local count, at = stored_number(last[1]), stored_number(last[2])

@@ -36,6 +36,7 @@
 --- @include "leaky-bucket"
 --- @include "gcra"
 --- @include "concurrency"
+--- @include "permissions"
 local now
 if ARGV[1] == '' then
   -- Some managed services, and ACLs without +time, refuse TIME in scripts: say so in a reply the
@@ -76,10 +77,30 @@ local reply, nreply = { now }, 1
 local L_spec, L_key, L_strikes, L_cost, L_cost_arg = {}, {}, {}, {}, {}
 local L_allowed, L_remaining, L_reset, L_wait, L_a, L_b, L_c = {}, {}, {}, {}, {}, {}, {}
 
+-- The numbers a reply carries exactly (JavaScript's safe integers; a wait is sent as -wait - 1).
+local EXACT = 9007199254740991
+
+local function exact(remaining, reset_at, wait)
+  return remaining > -EXACT and remaining < EXACT and reset_at > -EXACT and reset_at < EXACT
+    and wait > -EXACT and wait < EXACT
+end
+
 local function decide_layer(i, id, cost)
   local s = L_spec[i]
-  L_allowed[i], L_remaining[i], L_reset[i], L_wait[i], L_a[i], L_b[i], L_c[i] =
+  local allowed, remaining, reset_at, wait, a, b, c =
     S_algorithm[s].decide(L_key[i], now, cost, id, S_params[s], S_critical[s])
+  -- What an algorithm writes when it allows is bounded by its params, and its times by the clock,
+  -- so its own state always decides within these bounds. Numbers past them come from a value no
+  -- algorithm wrote (2^53 in a field, say): that key is reset and decided as new.
+  if not exact(remaining, reset_at, wait) then
+    reset_key(L_key[i])
+    allowed, remaining, reset_at, wait, a, b, c =
+      S_algorithm[s].decide(L_key[i], now, cost, id, S_params[s], S_critical[s])
+    if not exact(remaining, reset_at, wait) then
+      error({ err = 'ERR floodgate: a new key decides out of range (is the clock sane?)' })
+    end
+  end
+  L_allowed[i], L_remaining[i], L_reset[i], L_wait[i], L_a[i], L_b[i], L_c[i] = allowed, remaining, reset_at, wait, a, b, c
 end
 
 -- consume and peek: returns the status; the layer numbers are in L_*.
@@ -125,8 +146,11 @@ local function operate(op, n, id)
     elseif op == 'x' then
       reset(L_key[i], L_strikes[i])
     elseif op == 'b' then
+      -- Decided first, so that a key of another type is reset before the block is written into it.
+      decide_layer(i, id, 0)
       block_until(L_key[i], algorithm.hash, now, now + L_cost[i])
     elseif op == 'u' then
+      decide_layer(i, id, 0)
       unblock(L_key[i], L_strikes[i], algorithm.hash)
     else
       error({ err = 'ERR floodgate: unknown operation ' .. tostring(op) })
@@ -177,6 +201,7 @@ while cursor <= nargs do
     end
     if key_base > nkeys then return redis.error_reply('ERR floodgate: more layers than keys') end
     key_was_reset, read_only = false, op == 'p'
+    if next(bad_keys) ~= nil then bad_keys = {} end
     local ok, status = pcall(run, op, n, id)
     read_only = false
     if ok then
@@ -190,7 +215,10 @@ while cursor <= nargs do
         nreply = nreply + 3
       end
     else
-      reply[nreply + 1], reply[nreply + 2] = -1, type(status) == 'table' and tostring(status.err) or tostring(status)
+      local message = type(status) == 'table' and tostring(status.err) or tostring(status)
+      local hashes = {}
+      for i = 1, n do hashes[i] = S_algorithm[L_spec[i]].hash end
+      reply[nreply + 1], reply[nreply + 2] = -1, permission_error(message, n, L_key, hashes, L_strikes)
       nreply = nreply + 2
     end
   end

@@ -19,7 +19,7 @@ LOADERS.concurrency = function()
 
   -- The latest live expiry among leases other than `skip` (members this request renews), or nil.
   local function latest_expiry(key, now, skip, skipped)
-    local top = redis.call('ZREVRANGEBYSCORE', key, '+inf', now + 1, 'WITHSCORES', 'LIMIT', 0, skipped + 1)
+    local top = zset_read(key, {}, 'ZREVRANGEBYSCORE', '+inf', now + 1, 'WITHSCORES', 'LIMIT', 0, skipped + 1)
     for i = 1, #top, 2 do
       if not skip[top[i]] then return expiry(key, top[i + 1]) end
     end
@@ -41,13 +41,13 @@ LOADERS.concurrency = function()
         for i = 0, cost - 1 do
           local member = id .. ':' .. i
           skip[member], skipped = true, skipped + 1
-          local score = tonumber(redis.call('ZSCORE', key, member))
+          local score = tonumber(zset_read(key, false, 'ZSCORE', member))
           if score ~= nil and score > now then renewed = renewed + 1 end
         end
         used = count + cost - renewed
       else
         -- The (count + cost - max)-th lease to expire is the last one that has to go.
-        local must_expire = redis.call('ZRANGEBYSCORE', key, now + 1, '+inf', 'WITHSCORES', 'LIMIT', count + cost - max - 1, 1)
+        local must_expire = zset_read(key, {}, 'ZRANGEBYSCORE', now + 1, '+inf', 'WITHSCORES', 'LIMIT', count + cost - max - 1, 1)
         -- A reset key is empty from the next call on; this one errs long.
         retry_after = expiry(key, must_expire[2]) or (now + lease)
         retry_after = retry_after - now
@@ -63,7 +63,7 @@ LOADERS.concurrency = function()
       redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
     end,
     refund = function(key, now, cost, id, _)
-      if type(redis.pcall('ZREMRANGEBYSCORE', key, 0, now)) == 'table' then return reset_key(key) end
+      if wrong_type(redis.pcall('ZREMRANGEBYSCORE', key, 0, now)) then return reset_key(key) end
       zrem_members(key, id, cost)
     end,
   }

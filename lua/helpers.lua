@@ -21,11 +21,14 @@
 local NPARAMS, LOADERS = {}, {}
 
 -- Set when a key held something no algorithm could have written (another type, a field that is not
--- a whole number): the key is deleted and decided as new, and the reply says so.
+-- a whole number, state no arithmetic can answer exactly): the key is deleted and decided as new,
+-- and the reply says so.
 local key_was_reset = false
 
--- Set for a peek: nothing may be written, not even the deletion of a bad key (it is read as empty).
+-- Set for a peek: nothing may be written, not even the deletion of a bad key. A bad key is then
+-- only remembered in bad_keys (per request), and every read of it answers as for an empty key.
 local read_only = false
+local bad_keys = {}
 
 -- Every number crossing the wire goes through here: a nil or NaN would compare false and silently
 -- allow. (inf and nan leave a remainder that is not 0, so one test covers them.)
@@ -45,8 +48,22 @@ local function ttl_ms(reset_at, now)
 end
 
 local function reset_key(key)
-  if not read_only then redis.call('DEL', key) end
+  if read_only then
+    bad_keys[key] = true
+  else
+    redis.call('DEL', key)
+  end
   key_was_reset = true
+end
+
+-- The one place an error reply of redis.pcall is classified. WRONGTYPE: the key holds another type,
+-- which is that key's problem (true: the caller resets it). Any other error is the store's (a command
+-- or key the ACL user may not use, OOM, READONLY, ...): raised, so the request fails as a store
+-- failure and the limiter's failMode decides it; it never reads as an empty key, which would admit.
+local function wrong_type(reply)
+  if type(reply) ~= 'table' or reply.err == nil then return false end
+  if string.sub(reply.err, 1, 9) == 'WRONGTYPE' then return true end
+  error(reply)
 end
 
 -- A stored number the algorithms can have written: a whole number from 0 to 2^53.
@@ -60,9 +77,10 @@ end
 -- that is present but not a whole number >= 0 (nan, inf, 1e300, text), resets the key: it is that
 -- key's problem, never a store failure.
 local function hash_numbers(key, ...)
+  if bad_keys[key] then return end
   local count = select('#', ...)
   local values = redis.pcall('HMGET', key, ...)
-  if values.err then
+  if wrong_type(values) then
     reset_key(key)
     return
   end
@@ -82,14 +100,21 @@ local function hash_numbers(key, ...)
   return unpack(values, 1, count)
 end
 
--- A sorted set's live entries from `min` up, or resets a key of another type (see hash_numbers).
-local function zcount_from(key, min)
-  local count = redis.pcall('ZCOUNT', key, min, '+inf')
-  if type(count) == 'table' then
+-- A read of a sorted set (`command key ...`): `empty` for a key found bad in this request, and a
+-- key of another type is reset (see wrong_type).
+local function zset_read(key, empty, command, ...)
+  if bad_keys[key] then return empty end
+  local reply = redis.pcall(command, key, ...)
+  if wrong_type(reply) then
     reset_key(key)
-    return 0
+    return empty
   end
-  return count
+  return reply
+end
+
+-- A sorted set's live entries from `min` up (0 for a key of another type, which is reset).
+local function zcount_from(key, min)
+  return zset_read(key, 0, 'ZCOUNT', min, '+inf')
 end
 
 -- Members `id:0` .. `id:(count-1)` of a sorted set (sliding log entries, concurrency leases), added

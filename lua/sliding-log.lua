@@ -33,12 +33,12 @@ LOADERS.slidingLog = function()
         used = count + cost
       else
         -- The (count + cost - limit)-th oldest entry is the last one that has to leave.
-        local must_leave = first_score(key, redis.call('ZRANGEBYSCORE', key, oldest_live, '+inf', 'WITHSCORES', 'LIMIT', count + cost - limit - 1, 1))
+        local must_leave = first_score(key, zset_read(key, {}, 'ZRANGEBYSCORE', oldest_live, '+inf', 'WITHSCORES', 'LIMIT', count + cost - limit - 1, 1))
         -- A reset key is empty from the next call on; this one errs long.
         retry_after = window
         if must_leave ~= nil then retry_after = must_leave + window - now end
       end
-      local newest_at = first_score(key, redis.call('ZREVRANGEBYSCORE', key, '+inf', oldest_live, 'WITHSCORES', 'LIMIT', 0, 1))
+      local newest_at = first_score(key, zset_read(key, {}, 'ZREVRANGEBYSCORE', '+inf', oldest_live, 'WITHSCORES', 'LIMIT', 0, 1))
       if allowed and cost > 0 and (newest_at == nil or newest_at < now) then newest_at = now end
       local reset_at = now
       if newest_at ~= nil then reset_at = newest_at + window end
@@ -51,7 +51,7 @@ LOADERS.slidingLog = function()
       redis.call('PEXPIRE', key, ttl_ms(reset_at, now))
     end,
     refund = function(key, now, cost, _, p)
-      if type(redis.pcall('ZREMRANGEBYSCORE', key, 0, now - p[2])) == 'table' then return reset_key(key) end
+      if wrong_type(redis.pcall('ZREMRANGEBYSCORE', key, 0, now - p[2])) then return reset_key(key) end
       -- The newest entries: the highest ranks (a block's member ranks lowest, and is never one of
       -- them). Rank -0 would be rank 0: removing "the 0 newest" must not remove everything.
       local n = math.min(cost, redis.call('ZCOUNT', key, 0, '+inf'))

@@ -1,20 +1,13 @@
-import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '@floodgate/core';
-import { RedisStore } from '@floodgate/redis';
-import { ALGORITHM_FACTORIES, ALGORITHM_KINDS } from '../redis/fixtures/algorithms.ts';
-import { freshPrefix } from '../redis/fixtures/client.ts';
-import { runSeed, seededRandom } from '../redis/fixtures/random.ts';
+import { describe, it } from 'vitest';
+import { ALGORITHM_KINDS } from '../redis/fixtures/algorithms.ts';
 import { useRedis } from '../redis/fixtures/suite.ts';
 import { CLIENT_FAMILIES } from '../redis/fixtures/families.ts';
 import { useFamilyClient } from '../redis/fixtures/family-suite.ts';
-import { stepOps } from './trace.ts';
-import type { LayerOutcome } from '@floodgate/core/store';
-import type { TraceOp } from './trace.ts';
+import { expectTraceAgrees } from './agree.ts';
 
 const OPERATIONS = 10_000;
 /** The other client families run the same traces, shorter: the Lua is the same, the wire path is theirs. */
 const FAMILY_OPERATIONS = 2_000;
-const SCALE_MS = 2000;
 
 const suite = useRedis({ enableAutoPipelining: true });
 const clients = Object.fromEntries(
@@ -29,88 +22,9 @@ const clients = Object.fromEntries(
 );
 const CASES = CLIENT_FAMILIES.flatMap((family) => ALGORITHM_KINDS.map((kind) => [kind, family] as const));
 
-/**
- * The simulated clock never runs slower than the real one: Redis expires keys by its own clock
- * (PEXPIRE), so a key Redis has dropped is always one the model no longer needs either.
- */
-function simulatedClock(start: number) {
-  const realStart = Date.now();
-  let jumps = 0;
-  return {
-    advance(ms: number) {
-      jumps += ms;
-      return start + (Date.now() - realStart) + jumps;
-    },
-  };
-}
-
 describe.each(CASES)('%s: TypeScript (MemoryStore) and Lua (RedisStore over %s) agree', (kind, family) => {
   const operationsOf = family === 'ioredis' ? OPERATIONS : FAMILY_OPERATIONS;
   it(`on ${operationsOf} random operations over several keys, field by field`, async () => {
-    const seed = runSeed();
-    const random = seededRandom(seed);
-    const factory = ALGORITHM_FACTORIES[kind];
-    const rules = { a: factory(random, SCALE_MS), b: factory(random, SCALE_MS) };
-    let now = 1_700_000_000_000 + random.int(0, 10_000_000);
-    const clock = () => now;
-    const memory = new MemoryStore({ clock });
-    const redis = new RedisStore({
-      client: clients[family]?.client ?? suite.client,
-      clock,
-      prefix: freshPrefix(`conformance-${kind}`),
-    });
-    const simulated = simulatedClock(now);
-    const held = new Map<string, { id: string; cost: number }[]>();
-    let ids = 0;
-    const nextId = () => {
-      ids += 1;
-      return `req-${ids}`;
-    };
-    const context = { family, seed, rules: { a: rules.a.options, b: rules.b.options } };
-
-    let operations = 0;
-    let denied = 0;
-    for (let step = 0; operations < operationsOf; step++) {
-      now = simulated.advance(random.chance(0.05) ? random.int(SCALE_MS, SCALE_MS * 3) : random.int(1, SCALE_MS / 10));
-      const ops = stepOps(random, rules, nextId, held);
-      const fromRedis = await Promise.all(ops.map((op) => run(redis, op)));
-      for (const [index, op] of ops.entries()) {
-        const expected = await run(memory, op);
-        const actual = fromRedis[index];
-        if (JSON.stringify(actual) !== JSON.stringify(expected)) {
-          expect({ actual, ...context, step, now, op: describeOp(op) }).toEqual({
-            actual: expected,
-            ...context,
-            step,
-            now,
-            op: describeOp(op),
-          });
-        }
-        if (op.op === 'consume' && expected?.every((outcome) => outcome.allowed)) remember(held, op);
-        if (expected !== undefined && !expected.every((outcome) => outcome.allowed)) denied += 1;
-      }
-      operations += ops.length;
-    }
-    // A trace that never denies would not test much.
-    expect(denied).toBeGreaterThan(operationsOf / 100);
+    await expectTraceAgrees(kind, clients[family]?.client ?? suite.client, family, operationsOf);
   });
 });
-
-async function run(store: MemoryStore | RedisStore, op: TraceOp): Promise<LayerOutcome[] | undefined> {
-  if (op.op === 'consume') return store.consume(op.calls, op.requestId);
-  await store.refund(op.calls, op.requestId);
-  return undefined;
-}
-
-function remember(held: Map<string, { id: string; cost: number }[]>, op: TraceOp): void {
-  for (const call of op.calls) {
-    if (call.algorithm.kind !== 'concurrency' || call.cost === 0) continue;
-    const list = held.get(call.key) ?? [];
-    list.push({ id: op.requestId, cost: call.cost });
-    held.set(call.key, list);
-  }
-}
-
-function describeOp(op: TraceOp) {
-  return { op: op.op, requestId: op.requestId, calls: op.calls.map((call) => ({ key: call.key, cost: call.cost })) };
-}

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ports.ts';
@@ -34,6 +35,15 @@ export interface StartRedisOptions {
   /** Extra redis-server arguments, e.g. ['--maxmemory', '4mb']. */
   args?: string[];
   port?: number;
+  /** TLS only (`--port 0 --tls-port`): the server's certificate, key and the CA that signed them. */
+  tls?: TlsFiles;
+}
+
+/** PEM files for a TLS server (see redis-tls.ts, which makes throwaway ones). */
+export interface TlsFiles {
+  cert: string;
+  key: string;
+  ca: string;
 }
 
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
@@ -41,10 +51,14 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
   const dir = mkdtempSync(join(tmpdir(), 'floodgate-redis-'));
   let child: ChildProcess | undefined;
 
+  const tls = options.tls;
+  const listen = tls
+    ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.cert, '--tls-key-file', tls.key]
+    : ['--port', String(port)];
   const launch = async () => {
     const args = [
-      '--port',
-      String(port),
+      ...listen,
+      ...(tls ? ['--tls-ca-cert-file', tls.ca, '--tls-auth-clients', 'no', '--tls-replication', 'yes'] : []),
       '--bind',
       '127.0.0.1',
       '--save',
@@ -63,13 +77,13 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
     running.add(started);
     started.once('exit', () => running.delete(started));
     child = started;
-    await waitForPing(port, started);
+    await waitForPing(port, started, tls?.ca);
   };
 
   const server: RedisServer = {
     host: '127.0.0.1',
     port,
-    url: `redis://127.0.0.1:${port}`,
+    url: `${tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
     get pid() {
       return child?.exitCode === null && child.signalCode === null ? child.pid : undefined;
     },
@@ -95,27 +109,30 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
 }
 
 /** Resolves once the server answers PING; rejects if the process dies or 5 s pass. */
-async function waitForPing(port: number, child: ChildProcess): Promise<void> {
+async function waitForPing(port: number, child: ChildProcess, tlsCa?: string): Promise<void> {
   const deadline = Date.now() + 5000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`redis-server on port ${port} exited with ${child.exitCode}`);
-    if (await ping(port)) return;
+    if (await ping(port, '127.0.0.1', tlsCa)) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(`redis-server on port ${port} did not answer PING within 5 s`);
 }
 
-/** One PING over a raw socket: true on +PONG (no client library, so nothing queues or retries). */
-export function ping(port: number, host = '127.0.0.1'): Promise<boolean> {
+/**
+ * One PING over a raw socket (over TLS, trusting the PEM file `tlsCa`, when given): true on +PONG
+ * (no client library, so nothing queues or retries).
+ */
+export function ping(port: number, host = '127.0.0.1', tlsCa?: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect(port, host);
+    const socket = tlsCa === undefined ? connect(port, host) : tlsConnect({ port, host, ca: readFileSync(tlsCa) });
     const done = (ok: boolean) => {
       socket.destroy();
       resolve(ok);
     };
     socket.setTimeout(500, () => done(false));
     socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once(tlsCa === undefined ? 'connect' : 'secureConnect', () => socket.write('PING\r\n'));
     socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
   });
 }

@@ -1,6 +1,7 @@
 import { InvalidCostError, InvalidOptionError, InvalidOptionTypeError, StoreError } from '@floodgate/core';
 import { show, usableLimit } from '@floodgate/core/store';
 import { LUA_ALGORITHMS } from './generated/lua';
+import { storeFailure } from './store-failure';
 import type { Algorithm } from '@floodgate/core';
 import type { LayerCall, LayerOutcome, Penalty } from '@floodgate/core/store';
 
@@ -170,7 +171,8 @@ export function scriptCall(
 
 /**
  * `{ now, then per request: status and 3 integers per layer, or -1 and a message }`, checked for
- * shape; one answer per request, in order.
+ * shape; one answer per request, in order. A request whose numbers cannot be used fails alone: the
+ * others of the call keep their answers. Only a reply whose framing is lost fails the whole call.
  */
 export function parseReply(reply: unknown, requests: readonly WireRequest[]): { now: number; answers: WireAnswer[] } {
   if (!Array.isArray(reply) || reply.length < 1) throw unexpected(`expected an array, got ${show(reply)}`);
@@ -181,34 +183,43 @@ export function parseReply(reply: unknown, requests: readonly WireRequest[]): { 
     const request = requests[r] as WireRequest;
     const status = integer(reply[at]);
     if (status === -1) {
-      answers[r] = { ok: false, error: new StoreError(`Redis ${request.op} failed: ${String(reply[at + 1])}`) };
+      answers[r] = { ok: false, error: storeFailure(request.op, String(reply[at + 1]), request.layers[0]?.key) };
       at += 2;
       continue;
     }
     if (status < 0 || status > 3) throw unexpected(`request status ${status}`);
-    const layers = request.layers;
-    const outcomes: LayerOutcome[] = new Array(layers.length);
-    for (let i = 0; i < layers.length; i++) {
-      const base = at + 1 + 3 * i;
-      const wait = integer(reply[base + 2]);
-      outcomes[i] = {
-        allowed: wait >= 0,
-        limit: (layers[i] as WireLayer).limit,
-        remaining: integer(reply[base]),
-        resetAt: integer(reply[base + 1]),
-        retryAfter: wait >= 0 ? 0 : -wait - 1,
-        delay: Math.max(wait, 0),
-      };
+    try {
+      answers[r] = { ok: true, outcomes: parseOutcomes(reply, at, request.layers, status), reset: status >= 2 };
+    } catch (error) {
+      answers[r] = { ok: false, error: error as StoreError };
     }
-    if (((status & 1) === 1) !== enforcedAllow(layers, outcomes)) {
-      throw unexpected(`request status ${status} disagrees with its layers`);
-    }
-    answers[r] = { ok: true, outcomes, reset: status >= 2 };
-    at += 1 + 3 * layers.length;
+    at += 1 + 3 * request.layers.length;
   }
   if (at !== reply.length) throw unexpected(`expected ${at} values, got ${reply.length}`);
   return { now, answers };
 }
+
+/** The layers' outcomes of one request whose status is at `at`. */
+function parseOutcomes(reply: unknown[], at: number, layers: readonly WireLayer[], status: number): LayerOutcome[] {
+  const outcomes: LayerOutcome[] = new Array(layers.length);
+  for (let i = 0; i < layers.length; i++) {
+    const base = at + 1 + 3 * i;
+    const wait = integer(reply[base + 2]);
+    outcomes[i] = {
+      allowed: wait >= 0,
+      limit: (layers[i] as WireLayer).limit,
+      remaining: integer(reply[base]),
+      resetAt: integer(reply[base + 1]),
+      retryAfter: wait >= 0 ? 0 : -wait - 1,
+      delay: Math.max(wait, 0),
+    };
+  }
+  if (((status & 1) === 1) !== enforcedAllow(layers, outcomes)) {
+    throw unexpected(`request status ${status} disagrees with its layers`);
+  }
+  return outcomes;
+}
+
 /**
  * Where a key's strikes are counted: beside it, on the same Cluster slot. A key with a hash tag
  * keeps it (`fg:ip:fw.x:{a}!p`); a key without braces becomes the tag (`{key}!p`).

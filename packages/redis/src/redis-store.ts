@@ -5,11 +5,13 @@ import { parseRedisStoreOptions } from './options';
 import { enforcedAllow, nowArgument, parseReply, scriptCall, toWireLayer } from './protocol';
 import { evalRunner, functionRunner } from './script-runner';
 import { refusedTime } from './server-time';
+import { storeFailure } from './store-failure';
 import { groupBySlot, masterOf } from './slots';
 import {
   readEvictionPolicy,
   warnAboutEviction,
   warnIfOfflineQueue,
+  warnIfRefused,
   warnKeyReset,
   warnServerTimeRefused,
 } from './warnings';
@@ -152,7 +154,10 @@ export class RedisStore implements PartitionedStore {
     // resetAt is in the server's clock; callers (headers, deny cache) read it with this process' clock.
     const shift = this.#clock === 'server' ? received - now : 0;
     for (const answer of answers) {
-      if (!answer.ok) continue;
+      if (!answer.ok) {
+        warnIfRefused(answer.error, this.#config.warn);
+        continue;
+      }
       if (answer.reset) warnKeyReset(this.#config.warn);
       if (shift !== 0) for (const outcome of answer.outcomes) outcome.resetAt += shift;
     }
@@ -174,7 +179,9 @@ export class RedisStore implements PartitionedStore {
       }
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new StoreError(`Redis ${requests[0]?.op ?? 'call'} failed: ${reason}`, { cause: error });
+      const failure = storeFailure(requests[0]?.op ?? 'call', reason, requests[0]?.layers[0]?.key, error);
+      warnIfRefused(failure, this.#config.warn);
+      throw failure;
     }
   }
 

@@ -1,5 +1,6 @@
 import type { Warn } from '@floodgate/core/store';
 import type { RedisClientAdapter } from './clients';
+import { RedisStoreError } from './store-failure';
 
 /** Stable codes of RedisStore's warnings; the README documents each under the same name. */
 export const RedisWarning = {
@@ -7,6 +8,7 @@ export const RedisWarning = {
   evictionPolicy: 'WARN_FLOODGATE_EVICTION_POLICY',
   serverTime: 'WARN_FLOODGATE_SERVER_TIME',
   keyReset: 'WARN_FLOODGATE_KEY_RESET',
+  acl: 'WARN_FLOODGATE_ACL',
 } as const;
 
 /** The settings that turn each client family's offline queue off, for the warning. */
@@ -16,6 +18,9 @@ const NO_QUEUE: Record<string, string> = {
     'enableOfflineQueue: false, and the rest under redisOptions)',
   'node-redis':
     'Create it with { disableOfflineQueue: true, commandOptions: { timeout } } (on a Cluster: under defaults)',
+  'node-redis sentinel':
+    'createSentinel() holds calls while it looks for a master whatever nodeClientOptions say; for none to run late, ' +
+    'use ioredis or iovalkey with `sentinels` and enableOfflineQueue: false',
 };
 
 /**
@@ -64,7 +69,7 @@ export function warnAboutEviction(policy: string, warn: Warn): void {
 export function warnServerTimeRefused(warn: Warn): void {
   warn(
     RedisWarning.serverTime,
-    "this Redis does not let scripts call TIME, so RedisStore sends each app instance's own clock instead (as with clock: 'client'). Keep the instances' clocks in sync (NTP), or pass clock: 'client' to say so and skip this check.",
+    "this Redis does not let scripts call TIME (an ACL user needs +time; some managed services refuse it to everyone), so RedisStore sends each app instance's own clock instead (as with clock: 'client'). Grant +time, or keep the instances' clocks in sync (NTP) and pass clock: 'client' to say so and skip this check.",
   );
 }
 
@@ -74,5 +79,14 @@ export function warnKeyReset(warn: Warn): void {
     RedisWarning.keyReset,
     'a limiter key held data no Floodgate algorithm writes (another type, or a corrupted field) and was reset; ' +
       'only that key was affected. Another program may be writing under the same key prefix.',
+  );
+}
+
+/** Redis refused a command or key to the ACL user: say what to grant, once (each call still fails). */
+export function warnIfRefused(error: unknown, warn: Warn): void {
+  if (!(error instanceof RedisStoreError) || error.grant === undefined) return;
+  warn(
+    RedisWarning.acl,
+    `${error.message.replace(/^Redis \w+ failed: /, '')} Until then every call that needs it fails, and failMode decides those requests.`,
   );
 }

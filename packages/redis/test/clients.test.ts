@@ -3,7 +3,7 @@ import { fixedWindow } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { GlideClient, Logger } from '@valkey/valkey-glide';
 import Valkey from 'iovalkey';
-import { createClient, createCluster } from 'redis';
+import { createClient, createCluster, createSentinel } from 'redis';
 import { useRedis } from '../../../test/redis/fixtures/suite.ts';
 import type { FloodgateWarning } from '@floodgate/core';
 import type { RedisClientAdapter } from '../src/clients';
@@ -36,6 +36,13 @@ describe('clients RedisStore recognises, and their offline queue', () => {
     const rootNodes = [{ url: suite.url }];
     expect(warningsFor(createCluster({ rootNodes })).map((w) => w.code)).toEqual(['WARN_FLOODGATE_OFFLINE_QUEUE']);
     expect(warningsFor(createCluster({ rootNodes, defaults: { disableOfflineQueue: true } }))).toEqual([]);
+  });
+
+  it('node-redis createSentinel(): recognised as one (its sendCommand takes isReadonly first), and warned about, since it holds calls while it looks for a master', () => {
+    const sentinel = createSentinel({ name: 'unused', sentinelRootNodes: [{ host: '127.0.0.1', port: 1 }] });
+    const warnings = warningsFor(sentinel);
+    expect(warnings.map((w) => w.code)).toEqual(['WARN_FLOODGATE_OFFLINE_QUEUE']);
+    expect(warnings[0]?.message).toMatch(/^the node-redis sentinel client .*createSentinel\(\) holds calls/);
   });
 
   it('iovalkey: warns like ioredis unless enableOfflineQueue is false', () => {

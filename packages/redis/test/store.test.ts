@@ -135,14 +135,24 @@ describe('reply shape', () => {
   it.each([
     ['not an array', 'OK'],
     ['too short', [1, 1, 1]],
-    ['a string where an integer belongs', [1, 1, '1', 2, 0]],
-    ['a fraction', [1, 1, 1, 2.5, 0]],
-    ['a status that disagrees with its layers', [1, 1, 1, 2, -5]],
     ['a status out of range', [1, 7, 1, 2, 0]],
     ['too long', [1, 1, 1, 2, 0, 0]],
   ])('rejects a reply that is %s with StoreError', (_, reply) => {
     const request = { op: 'consume' as const, id: '', layers: [LAYER] };
     expect(() => parseReply(reply, [request])).toThrow(StoreError);
+  });
+
+  it.each([
+    ['a string where an integer belongs', [1, '1', 2, 0]],
+    ['a fraction', [1, 1, 2.5, 0]],
+    ['a number past 2^53', [1, 1, 2 ** 53 + 2, 0]],
+    ['a status that disagrees with its layers', [1, 1, 2, -5]],
+  ])('fails only the request whose answer is %s; its neighbours keep theirs (issue 19, item 4)', (_, bad) => {
+    const request = { op: 'consume' as const, id: '', layers: [LAYER] };
+    const { answers } = parseReply([5, 1, 1, 10, 0, ...bad, 1, 0, 10, 0], [request, request, request]);
+    expect(answers.map((answer) => answer.ok)).toEqual([true, false, true]);
+    expect(answers[1]).toMatchObject({ ok: false, error: expect.any(StoreError) });
+    expect(answers[2]).toMatchObject({ ok: true, outcomes: [{ allowed: true, remaining: 0, resetAt: 10 }] });
   });
 
   it('gives a request that failed inside the script its own error, and the others their numbers', () => {

@@ -2,11 +2,11 @@ import { InvalidOptionTypeError } from '@floodgate/core';
 import { show } from '@floodgate/core/store';
 import { glideAdapter, isGlideClient } from './valkey-glide';
 import { ioredisAdapter, isIoredisLike } from './ioredis';
-import { isNodeRedisClient, isNodeRedisCluster, nodeRedisAdapter } from './node-redis';
+import { isNodeRedisClient, isNodeRedisCluster, isNodeRedisSentinel, nodeRedisAdapter } from './node-redis';
 import type { RedisClientAdapter } from './adapter';
 import type { GlideClientLike, GlideClusterClientLike } from './valkey-glide';
 import type { IoredisLike } from './ioredis';
-import type { NodeRedisClientLike, NodeRedisClusterLike } from './node-redis';
+import type { NodeRedisClientLike, NodeRedisClusterLike, NodeRedisSentinelLike } from './node-redis';
 
 export type { RedisClientAdapter, ScriptArgument } from './adapter';
 
@@ -15,6 +15,7 @@ export type RedisStoreClient =
   | IoredisLike
   | NodeRedisClientLike
   | NodeRedisClusterLike
+  | NodeRedisSentinelLike
   | GlideClientLike
   | GlideClusterClientLike
   | RedisClientAdapter;
@@ -47,7 +48,9 @@ export function adapterFor(value: unknown): RedisClientAdapter {
       return ioredisAdapter(value);
     }
     if (isGlideClient(value)) return glideAdapter(value);
-    if (isNodeRedisCluster(value) || isNodeRedisClient(value)) return nodeRedisAdapter(value);
+    if (isNodeRedisCluster(value) || isNodeRedisSentinel(value) || isNodeRedisClient(value)) {
+      return nodeRedisAdapter(value);
+    }
   }
   throw new InvalidOptionTypeError(
     'RedisStore.client must be an ioredis or iovalkey Redis or Cluster, a node-redis client or cluster, ' +

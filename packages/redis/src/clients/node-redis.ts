@@ -22,9 +22,25 @@ export interface NodeRedisClusterLike {
   readonly _options?: { defaults?: { disableOfflineQueue?: boolean } };
 }
 
+/** The part of a node-redis Sentinel client, from `createSentinel()`, RedisStore uses. */
+export interface NodeRedisSentinelLike {
+  sendCommand(isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
+  getMasterNode(): unknown;
+}
+
 export function isNodeRedisClient(client: object): client is NodeRedisClientLike {
-  const c = client as Partial<NodeRedisClientLike> & { nodeClient?: unknown };
-  return typeof c.sendCommand === 'function' && 'isReady' in client && c.nodeClient === undefined;
+  const c = client as Partial<NodeRedisClientLike> & { nodeClient?: unknown; getMasterNode?: unknown };
+  return (
+    typeof c.sendCommand === 'function' &&
+    'isReady' in client &&
+    c.nodeClient === undefined &&
+    c.getMasterNode === undefined
+  );
+}
+
+export function isNodeRedisSentinel(client: object): client is NodeRedisSentinelLike {
+  const c = client as Partial<NodeRedisSentinelLike>;
+  return typeof c.sendCommand === 'function' && typeof c.getMasterNode === 'function';
 }
 
 export function isNodeRedisCluster(client: object): client is NodeRedisClusterLike {
@@ -33,19 +49,43 @@ export function isNodeRedisCluster(client: object): client is NodeRedisClusterLi
 }
 
 /**
- * Adapter for node-redis 5 (`createClient()` / `createCluster()` from `redis` or `@redis/client`).
+ * Adapter for node-redis 5 (`createClient()`, `createSentinel()` or `createCluster()` from `redis` or
+ * `@redis/client`).
  * Commands go through `sendCommand`, with every argument as a string. On a Cluster, node-redis
  * routes each call by its first key and follows MOVED and ASK itself; FUNCTION LOAD goes to each
  * master's own client.
  */
-export function nodeRedisAdapter(client: NodeRedisClientLike | NodeRedisClusterLike): RedisClientAdapter {
+export function nodeRedisAdapter(
+  client: NodeRedisClientLike | NodeRedisClusterLike | NodeRedisSentinelLike,
+): RedisClientAdapter {
   if (isNodeRedisCluster(client)) return clusterAdapter(client);
-  const send = (args: string[]) => client.sendCommand(args);
+  // createSentinel(): every command to the master it currently knows. While it has no ready master
+  // it holds commands until it finds one, whatever `disableOfflineQueue` says: it counts as having
+  // a queue, and RedisStore warns.
+  if (isNodeRedisSentinel(client))
+    return oneNodeAdapter(
+      'node-redis sentinel',
+      (args) => client.sendCommand(false, args),
+      () => true,
+    );
+  return oneNodeAdapter(
+    'node-redis',
+    (args) => client.sendCommand(args),
+    () => client.options?.disableOfflineQueue !== true,
+  );
+}
+
+/** The adapter for a client that sends every command to one node (`send`). */
+function oneNodeAdapter(
+  name: string,
+  send: (args: string[]) => Promise<unknown>,
+  offlineQueue: () => boolean,
+): RedisClientAdapter {
   return {
-    name: 'node-redis',
+    name,
     cluster: false,
     get offlineQueue() {
-      return client.options?.disableOfflineQueue !== true;
+      return offlineQueue();
     },
     evalsha: (sha1, keys, args) => send(['EVALSHA', sha1, ...stringArgs(keys, args)]),
     eval: (source, keys, args) => send(['EVAL', source, ...stringArgs(keys, args)]),
