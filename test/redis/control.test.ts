@@ -507,6 +507,7 @@ describe('the strikes key', () => {
         {
           name: 'ip',
           key: (ctx) => ctx.req,
+          scope: 'client',
           algorithm: fixedWindow({ limit: 1, window: '1d' }),
           blockDuration: 1000,
           escalate: { period: '1h', max: '1m' },

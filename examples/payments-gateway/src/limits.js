@@ -52,6 +52,8 @@ export function gatewayLimits({ tiers = TIERS, processor = PROCESSOR_CEILING } =
     {
       name: 'ip',
       key: (ctx) => (ctx.req.merchant === undefined ? clientIp(ctx) : undefined),
+      // One client's address (a function of ours, so Floodgate cannot tell): its penalty is that client's.
+      scope: 'client',
       algorithm: slidingWindow({ limit: 20, window: '1m' }),
       blockDuration: '10m',
     },
