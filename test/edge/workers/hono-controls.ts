@@ -54,6 +54,13 @@ const ROUTES: Record<string, { limits: LimitRule<Context>[]; priority?: typeof p
     limits: [{ name: 'ip', key: ip, algorithm: fixedWindow({ limit: 5, window: '1m', reserve: 2 }) }],
     priority,
   },
+  // The same, and a client denied is shut out for 5 minutes.
+  'reserve-penalty': {
+    limits: [
+      { name: 'ip', key: ip, algorithm: fixedWindow({ limit: 5, window: '1m', reserve: 2 }), blockDuration: '5m' },
+    ],
+    priority,
+  },
 };
 
 const limiters = new Map<string, ReturnType<typeof rateLimiter>>();
