@@ -110,8 +110,16 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
 
   /** The Decision a request of `cost` would get now; nothing is charged, and it cannot be refunded. */
   async peek(ctx: KeyContext<Req>, cost: number): Promise<LimiterDecision> {
-    const calls = await this.resolve(ctx, cost);
-    const { outcomes, degraded } = await this.#guarded.peek(calls, '');
+    return this.#peekCalls(await this.resolve(ctx, cost), cost);
+  }
+
+  /** The standing of `ctx`'s own layers (its client-scope rules; the status route's), charging nothing. */
+  async peekOwn(ctx: KeyContext<Req>): Promise<LimiterDecision> {
+    return this.#peekCalls(await this.ownCalls(ctx), 0);
+  }
+
+  async #peekCalls(calls: RuleCall[], cost: number): Promise<LimiterDecision> {
+    const { outcomes, degraded } = calls.length === 0 ? NO_ANSWER : await this.#guarded.peek(calls, '');
     return new LimiterDecision(this.#results(calls, outcomes), degraded, cost, calls, undefined);
   }
 
@@ -510,6 +518,9 @@ class Decided implements DecisionEvent {
     return this.#calls.map((call) => call.key);
   }
 }
+
+/** A peek at no layer asks the store nothing. */
+const NO_ANSWER: { outcomes: LayerOutcome[]; degraded: boolean } = { outcomes: [], degraded: false };
 
 /** A key or algorithm function's rejection, kept to be reported (never thrown). */
 function toFailure(error: unknown): Failure {
