@@ -111,7 +111,7 @@ export class Gate<Req, Res> implements AddressSource<Req> {
       );
       return earlier;
     }
-    const status = this.statusRouted !== undefined && this.statusRouted(req);
+    const status = this.statusRouted?.(req) === true;
     if (status) this.#statusAdmitted.add(req as object);
     return this.#screen(req, res, status);
   }
