@@ -20,8 +20,8 @@
                p peek: decided at cost, nothing written
                x reset: the keys deleted
                b block: the keys blocked for `cost` ms (an operator's ban)
-               u unblock: the keys' blocks lifted, their strikes forgotten, and a spent quota
-                 (a normal request of cost 1 would be denied) deleted
+               u unblock: the keys' blocks lifted, their strikes forgotten, and the spent quota
+                 (a normal request of cost 1 would be denied) of a layer with a penalty deleted
   reply    { now, then per request: status, then per layer: remaining, reset_at, wait }
            status: 1 when every enforced (not shadow) layer allows, 0 when one denies,
            plus 2 when a key held something no algorithm writes and was reset; -1 when the request
@@ -97,14 +97,14 @@ local function reserve_has_room(i, id)
   return (S_algorithm[s].decide(L_key[i], now, 1, id, S_params[s], true))
 end
 
--- unblock: the blocks lifted and the strikes forgotten; a quota that is spent (a normal request of
--- cost 1 would be denied) starts afresh, or the next request would be denied and penalised again.
--- Concurrency slots free themselves as requests end.
+-- unblock: the blocks lifted and the strikes forgotten; a penalised layer's quota that is spent (a
+-- normal request of cost 1 would be denied) starts afresh, or the next request would be denied and
+-- penalised again. Concurrency slots free themselves as requests end.
 local function unblock_layer(i, id)
   local s = L_spec[i]
   local algorithm = S_algorithm[s]
   unblock(L_key[i], L_strikes[i], algorithm.hash)
-  if S_kind[s] ~= 'concurrency' and not (algorithm.decide(L_key[i], now, 1, id, S_params[s], false)) then
+  if S_penalty[s] and S_kind[s] ~= 'concurrency' and not (algorithm.decide(L_key[i], now, 1, id, S_params[s], false)) then
     reset(L_key[i], nil)
   end
 end

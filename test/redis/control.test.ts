@@ -236,11 +236,12 @@ describe('block, unblock, reset', () => {
   });
 
   it.each(ALGORITHM_KINDS)(
-    'unblock starts a spent %s quota afresh, in both stores (concurrency keeps the slots in flight)',
+    'unblock starts the spent %s quota of a layer with a penalty afresh, in both stores (concurrency keeps the slots in flight)',
     async (kind) => {
       const { store } = drivenStore(`unblock-spent-${kind}`);
       const memory = new MemoryStore({ clock: () => START });
-      const call = { key: layerKey('s', kind), algorithm: ROOMY[kind](), cost: 10 };
+      const penalty: Penalty = { duration: HOUR, period: 0, max: HOUR };
+      const call = { key: layerKey('s', kind), algorithm: ROOMY[kind](), cost: 10, penalty };
       for (const each of [store, memory]) {
         await each.consume([call], 'fill');
         await each.unblock([call]);
@@ -250,14 +251,19 @@ describe('block, unblock, reset', () => {
     },
   );
 
-  it('unblock keeps a quota that is not spent, in both stores', async () => {
+  it('unblock keeps a quota that is not spent, and the count of a layer without a penalty, in both stores', async () => {
     const { store } = drivenStore('unblock-kept');
     const memory = new MemoryStore({ clock: () => START });
-    const call = { key: layerKey('k', 'x'), algorithm: fixedWindow({ limit: 10, window: '1h', reserve: 2 }), cost: 7 };
+    const penalty: Penalty = { duration: HOUR, period: 0, max: HOUR };
+    const algorithm = fixedWindow({ limit: 10, window: '1h', reserve: 2 });
+    const partly = { key: layerKey('k', 'x'), algorithm, cost: 7, penalty };
+    const plain = { key: layerKey('k', 'y'), algorithm, cost: 8 };
     for (const each of [store, memory]) {
-      await each.consume([call], 'used');
-      await each.unblock([call]);
-      expect((await each.consume([{ ...call, cost: 0 }], 'standing'))[0]).toMatchObject({ remaining: 1 });
+      await each.consume([partly], 'used');
+      await each.consume([plain], 'spent');
+      await each.unblock([partly, plain]);
+      const standing = await each.consume([{ ...partly, cost: 0 }, { ...plain, cost: 0 }], 'standing');
+      expect(standing.map((outcome) => outcome.remaining)).toEqual([1, 0]);
     }
   });
 

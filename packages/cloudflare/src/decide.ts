@@ -109,7 +109,7 @@ function change(request: WireRequest, calls: LayerCall[], states: StoredLayers, 
       }
       case 'unblock':
         states.delete(key, [BLOCK, NORMAL_BLOCK, STRIKES]);
-        // A spent quota starts afresh, as in MemoryStore: the next request must not be penalised again.
+        // A penalised layer's spent quota starts afresh, as in MemoryStore: the next request must not be penalised again.
         if (quotaSpent(call, states.state(key), now)) {
           pending.forget(key);
           states.delete(key, [STATE]);

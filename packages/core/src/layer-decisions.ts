@@ -106,12 +106,14 @@ function reserveWouldAdmit(states: LayerStates, call: LayerCall, requestId: stri
 }
 
 /**
- * Whether the key's quota is spent: a normal request of cost 1 would be denied by the algorithm
- * itself (blocks aside). `unblock` starts such a quota afresh, or the next request would be denied
- * and penalised again. A concurrency layer's slots free themselves as requests end: never spent.
+ * Whether `unblock` must start the key's quota afresh: its layer has a penalty and the quota is
+ * spent (a normal request of cost 1 would be denied by the algorithm itself, blocks aside), so the
+ * next request would be denied and penalised again. Without a penalty, lifting the block is all
+ * there is to forgive (a shared rule, which cannot have one, never gets a fresh quota this way). A
+ * concurrency layer's slots free themselves as requests end: never spent.
  */
 export function quotaSpent(call: LayerCall, state: unknown, now: number): boolean {
-  if (state === undefined || call.algorithm.kind === 'concurrency') return false;
+  if (state === undefined || call.penalty === undefined || call.algorithm.kind === 'concurrency') return false;
   return !call.algorithm.decide(state, now, 1, '', false).allowed;
 }
 

@@ -115,9 +115,9 @@ export interface Limiter<Req = unknown> {
   /** Denies every request on the request's own keys (or the rule named) for `duration`, on every instance sharing the store. */
   block(ctx: KeyContext<Req>, duration: Duration, options?: RuleSelector): Promise<void>;
   /**
-   * Lets the request's client in again (its own keys, or the rule named): lifts a block (an
-   * operator's or a penalty), forgets the penalty history, and where the quota is spent (the next
-   * request would be denied, and penalised again) starts it afresh. A quota left is kept.
+   * Lifts the blocks of the request's own keys (or the rule named), an operator's or a penalty, and
+   * forgets the penalty history. On a rule with a penalty whose quota is spent (the next request
+   * would be denied, and penalised again) it also starts the quota afresh; otherwise counts are kept.
    */
   unblock(ctx: KeyContext<Req>, options?: RuleSelector): Promise<void>;
   /** Gives leased units back to the store; call it before the process exits. */

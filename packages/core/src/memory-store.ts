@@ -125,7 +125,7 @@ export class MemoryStore implements Store {
     for (const { key } of calls) this.#blocks.set(key, now + duration, { ttl: Math.max(1, duration) });
   }
 
-  /** Lifts the blocks, forgets the strikes, and starts a spent quota afresh (see quotaSpent). */
+  /** Lifts the blocks, forgets the strikes, and starts a penalised layer's spent quota afresh (see quotaSpent). */
   async unblock(calls: readonly LayerCall[]): Promise<void> {
     const now = this.#now();
     for (const call of calls) {

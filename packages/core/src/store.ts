@@ -49,8 +49,9 @@ export interface Store {
   /** Blocks the layers' keys for `duration` ms: every request on them is denied until then. */
   block?(calls: readonly LayerCall[], duration: number): Promise<void>;
   /**
-   * Lifts the layers' blocks, forgets their penalty history, and deletes the state of a layer whose
-   * quota is spent (a normal request of cost 1 would be denied), so the client is admitted again.
+   * Lifts the layers' blocks, forgets their penalty history, and deletes the state of a layer with
+   * a penalty whose quota is spent (a normal request of cost 1 would be denied), so the client is
+   * admitted again rather than penalised again.
    */
   unblock?(calls: readonly LayerCall[]): Promise<void>;
   /** True for stores that live in this process and cannot hang (no deadline or fallback needed). */
