@@ -62,8 +62,10 @@ export function statusRouteFinder(isStatus: (handle: unknown) => boolean): (req:
   };
   return (req) => {
     const stack = appStack(req.app as unknown as Record<string, unknown>);
-    const path = typeof req.originalUrl === 'string' ? req.originalUrl.split('?')[0] : undefined;
-    if (stack === undefined || path === undefined || !path.startsWith('/')) return false;
+    // The path as the app's router will see it: where the middleware is mounted, plus what is left
+    // of the URL there (after any rewrite by an earlier middleware, which Express routes by too).
+    const path = `${req.baseUrl ?? ''}${req.url.split('?')[0]}`;
+    if (stack === undefined || !path.startsWith('/')) return false;
     return reaches(stack, path, req.method.toLowerCase(), 0);
   };
 }
