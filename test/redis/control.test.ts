@@ -262,7 +262,13 @@ describe('block, unblock, reset', () => {
       await each.consume([partly], 'used');
       await each.consume([plain], 'spent');
       await each.unblock([partly, plain]);
-      const standing = await each.consume([{ ...partly, cost: 0 }, { ...plain, cost: 0 }], 'standing');
+      const standing = await each.consume(
+        [
+          { ...partly, cost: 0 },
+          { ...plain, cost: 0 },
+        ],
+        'standing',
+      );
       expect(standing.map((outcome) => outcome.remaining)).toEqual([1, 0]);
     }
   });
