@@ -130,6 +130,52 @@ describe.each(storeNames)('%s store', (storeName) => {
       });
     });
 
+    it('issue 19.3: a critical route opens the reserve; its path in the query string or elsewhere does not', async () => {
+      const b = backend(storeName);
+      await withApps([framework.start(b.options({ limits: reserved }))], async (app) => {
+        expect(await statuses(app.url, 9)).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 429]);
+        // What the core README's old snippet (`req.url.endsWith('/capture')`) let through.
+        for (const path of ['/?x=/capture', '/charges?x=/capture/1', '/x/capture', '/capture', '/orders/1/capture']) {
+          expect((await call(app.url, path)).status, path).toBe(429);
+        }
+        expect((await call(app.url, '/capture/1?x=1')).json).toMatchObject({ allowed: true, remaining: 1, limit: 10 });
+        expect((await call(app.url, '/capture/2')).json).toMatchObject({ allowed: true, remaining: 0 });
+        expect((await call(app.url, '/capture/3')).status).toBe(429);
+        expect(b.codes()).toEqual([]);
+      });
+    });
+
+    it("issue 19.3: a critical route stands for the middleware's priority function; a rule's own still decides", async () => {
+      const b = backend(storeName);
+      const limits = [
+        { name: 'ip', key: byIp(), algorithm: fixedWindow({ limit: 10, window: '1m', reserve: 2 }) },
+        {
+          name: 'bucket',
+          key: byIp(),
+          algorithm: tokenBucket({ capacity: 5, refillRate: 1, reserve: 2 }),
+          priority: () => 'normal' as const,
+        },
+      ];
+      await withApps([framework.start(b.options({ limits, priority: () => 'normal' as const }))], async (app) => {
+        const seen = [];
+        for (let i = 0; i < 4; i++) seen.push((await call(app.url, `/capture/${i}`)).json?.results);
+        expect(seen.map((results) => results?.map((layer: { remaining: number }) => layer.remaining))).toEqual([
+          [9, 2],
+          [8, 1],
+          [7, 0],
+          undefined,
+        ]);
+      });
+    });
+
+    it("issue 19.3: a priority word other than 'critical' or 'normal' is refused at startup, naming the option", async () => {
+      const b = backend(storeName);
+      await expect(framework.start(b.options({ limits: reserved, priority: 'high' }))).rejects.toMatchObject({
+        code: 'ERR_FLOODGATE_INVALID_OPTION',
+        message: expect.stringMatching(/\.priority must be one of 'critical', 'normal', got "high"$/),
+      });
+    });
+
     it("the status route reports the caller's own standing: a fresh normal caller has used nothing", async () => {
       const b = backend(storeName);
       await withApps([framework.start(b.options({ limits: reserved, priority: opsFirst(framework) }))], async (app) => {
@@ -137,6 +183,19 @@ describe.each(storeNames)('%s store', (storeName) => {
         expect(normal).toMatchObject({ remaining: 8, used: 0 });
         const critical = (await call(app.url, '/rate_limit', OPS)).json.resources.ip;
         expect(critical).toMatchObject({ limit: 10, remaining: 10, used: 0 });
+      });
+    });
+  });
+});
+
+describe.each(storeNames)('%s store', (storeName) => {
+  describe.each(frameworks.filter((framework) => !framework.name.startsWith('fastify')))('$name', (framework) => {
+    it('issue 19.3: `.critical` behind the app-wide middleware counts the request once, as normal, and says so once', async () => {
+      const b = backend(storeName);
+      await withApps([framework.start(b.options({ limits: reserved }))], async (app) => {
+        expect((await call(app.url, '/late/1')).json).toMatchObject({ allowed: true, remaining: 7, limit: 8 });
+        expect((await call(app.url, '/late/2')).json).toMatchObject({ allowed: true, remaining: 6, limit: 8 });
+        expect(b.codes()).toEqual(['WARN_FLOODGATE_PRIORITY_LATE']);
       });
     });
   });

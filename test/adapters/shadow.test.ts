@@ -4,6 +4,7 @@ import { frameworks, withApps } from './support/controls-apps.ts';
 import { backend, storeNames, T0s, useRedisBackend } from './support/controls-backend.ts';
 import { call, statuses } from './support/controls-routes.ts';
 import type { DecisionEvent } from '@floodgate/core';
+import type { Framework } from './support/controls-apps.ts';
 
 /**
  * Shadow mode through every adapter, against both stores: a shadow layer is decided and charged
@@ -43,6 +44,15 @@ const legacy = (remaining: number, limit: number) => ({
   'x-ratelimit-remaining': String(remaining),
   'x-ratelimit-reset': String(T0s + 60),
 });
+
+/** 100 a minute enforced, beside a shadow rule of 2 being tried out. */
+const enforcedAndTrial = [
+  { name: 'enforced', key: byIp(), algorithm: fixedWindow({ limit: 100, window: '1m' }) },
+  { name: 'trial', key: byIp(), algorithm: fixedWindow({ limit: 2, window: '1m' }), shadow: true },
+];
+
+/** The request's cost: the `x-cost` header, else 1. */
+const costOf = (framework: Framework) => (req: unknown) => Number(framework.headerOf(req, 'x-cost') ?? 1);
 
 describe.each(storeNames)('%s store', (storeName) => {
   describe.each(frameworks)('$name', (framework) => {
@@ -137,6 +147,43 @@ describe.each(storeNames)('%s store', (storeName) => {
         const refused = await call(app.url);
         expect(refused.status).toBe(429);
         expect(refused.json['violated-policies']).toEqual(['ip']);
+      });
+    });
+
+    it("issue 19.2: a cost above a shadow rule's capacity passes, reported as that rule's denial, and charges it nothing", async () => {
+      const b = backend(storeName);
+      const events = hooks();
+      const cost = costOf(framework);
+      await withApps(
+        [framework.start(b.options({ limits: enforcedAndTrial, cost, ...events.options }))],
+        async (app) => {
+          const dear = await call(app.url, '/', { 'x-cost': '3' });
+          expect(dear.status).toBe(200);
+          expect(dear.headers.ratelimit).toBe('"enforced";r=97;t=60');
+          expect(dear.json).toMatchObject({ allowed: true, shadowDenied: true, rule: 'enforced' });
+          expect(dear.json.results).toEqual([
+            { rule: 'enforced', allowed: true, remaining: 97, limit: 100, shadow: false },
+            { rule: 'trial', allowed: false, remaining: 2, limit: 2, shadow: true },
+          ]);
+          expect(events.limited).toEqual([{ allowed: true, shadowDenied: true, rule: 'enforced' }]);
+          expect(b.codes()).toEqual([]);
+          // The shadow rule still has its two units: the cost it could never admit charged it nothing.
+          expect((await call(app.url, '/control/peek?cost=0')).json.results[1]).toMatchObject({ remaining: 2 });
+        },
+      );
+    });
+
+    it('issue 19.2: requests of cost 0 pass once a shadow rule is used up', async () => {
+      const b = backend(storeName);
+      const cost = costOf(framework);
+      await withApps([framework.start(b.options({ limits: enforcedAndTrial, cost }))], async (app) => {
+        expect(await statuses(app.url, 3)).toEqual([200, 200, 200]);
+        for (let i = 0; i < 3; i++) {
+          const free = await call(app.url, '/', { 'x-cost': '0' });
+          expect(free.status).toBe(200);
+          expect(free.headers.ratelimit).toBe('"enforced";r=97;t=60');
+          expect(free.json.results[1]).toEqual({ rule: 'trial', allowed: true, remaining: 0, limit: 2, shadow: true });
+        }
       });
     });
 

@@ -115,6 +115,61 @@ describe.each(storeNames)('%s store', (storeName) => {
     });
 
     it.each(['open', 'closed', 'local'])(
+      'issue 19.7: a function answering a look-alike ({ decide() {} }) refuses the request (failMode %s), warned once',
+      async (failMode) => {
+        const b = backend(storeName);
+        const lookalikes: Record<string, unknown> = {
+          empty: { decide() {} },
+          admitting: { decide: () => ({ allowed: true, limit: 2, remaining: 1, resetAt: 0, retryAfter: 0, delay: 0 }) },
+          'no-kind': { ...fixedWindow({ limit: 2, window: '1m' }), kind: 'bogus' },
+          'no-size': { ...fixedWindow({ limit: 2, window: '1m' }), maxCost: undefined },
+        };
+        const algorithm = (req: unknown) => lookalikes[framework.headerOf(req, 'x-plan') ?? ''] ?? DEFAULT_TIER;
+        const limits = [
+          { name: 'ip', key: byIp(), algorithm: fixedWindow({ limit: 20, window: '1m' }) },
+          tenantRule(algorithm),
+        ];
+        await withApps([framework.start(b.options({ limits, failMode }))], async (app) => {
+          for (const plan of Object.keys(lookalikes)) {
+            const seen = [];
+            for (let i = 0; i < 4; i++) {
+              const refused = await call(app.url, '/', { ...as('key-x'), 'x-plan': plan });
+              seen.push([refused.status, refused.headers['retry-after']]);
+            }
+            expect(seen, plan).toEqual(new Array(4).fill([429, undefined]));
+          }
+          const warned = b.warnings.filter((warning) => warning.code === ALGORITHM_FAILED);
+          expect(warned).toHaveLength(1);
+          expect(warned[0]?.message).toMatch(/returned an object, which is not an algorithm: its kind is undefined/);
+          // Nothing was charged for the refused requests.
+          expect((await call(app.url, '/', as('key-x'))).json.results[0]).toMatchObject({ rule: 'ip', remaining: 19 });
+        });
+      },
+    );
+
+    it("issue 19.7: a function that never settles is refused once the limiter's timeout has passed", async () => {
+      const b = backend(storeName);
+      const algorithm = (req: unknown) =>
+        framework.headerOf(req, 'x-plan') === 'stuck' ? new Promise<Algorithm>(() => {}) : DEFAULT_TIER;
+      await withApps([framework.start(b.options({ limits: [tenantRule(algorithm)], timeout: 250 }))], async (app) => {
+        for (let i = 0; i < 3; i++) {
+          const response = await fetch(`${app.url}/`, {
+            headers: { ...as('key-stuck'), 'x-plan': 'stuck' },
+            signal: AbortSignal.timeout(5_000),
+          });
+          expect(response.status).toBe(429);
+          expect(response.headers.get('retry-after')).toBeNull();
+          await response.arrayBuffer();
+        }
+        const warned = b.warnings.filter((warning) => warning.code === ALGORITHM_FAILED);
+        expect(warned.map((warning) => warning.message)).toEqual([
+          'the algorithm function of rule "tenant" did not settle within 250 ms (the limiter\'s timeout); such requests are refused',
+        ]);
+        expect((await call(app.url, '/', as('key-other'))).status).toBe(200);
+      });
+    });
+
+    it.each(['open', 'closed', 'local'])(
       'a function that throws, rejects or answers no algorithm refuses the request (failMode %s), warned once',
       async (failMode) => {
         const b = backend(storeName);

@@ -9,6 +9,7 @@ import { keysOn, scriptRuns } from './node-stats.ts';
 import { WitnessedStore } from './witnessed-store.ts';
 import { limiterKey } from '../redis/fixtures/client.ts';
 import { contextOf } from '../helpers/context.ts';
+import { recordStalls, stalledDuring } from '../helpers/loop-stalls.ts';
 
 const suite = useCluster();
 
@@ -95,16 +96,21 @@ const codes = (errors: readonly unknown[]) => errors.map((error) => (error as { 
 const messages = (errors: readonly unknown[]) => [...new Set(errors.map((error) => (error as Error).message))];
 const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
 
-/** Freezes `master` and runs `consumeAll` at once; returns its decisions, latencies and when RedisStore settled. */
+/** Freezes `master` and runs `consumeAll` at once; returns its decisions, latencies (loop stalls taken off) and when RedisStore settled. */
 async function duringPause(master: ClusterNode, store: WitnessedStore, consumeAll: () => Promise<Decision>[]) {
   const pausedBy = performance.now();
   await suite.cluster.command(master, 'CLIENT', 'PAUSE', PAUSE_MS, 'ALL');
+  const stalls = recordStalls();
   const started = performance.now();
   const timed = consumeAll().map(async (pending) => {
     const decision = await pending;
-    return { decision, latency: performance.now() - started };
+    // What the limiter's deadline controls: the time this process' event loop was held up (a busy
+    // host, GC) is taken off.
+    const ended = performance.now();
+    return { decision, latency: ended - started - stalledDuring(started, ended) };
   });
   const results = await Promise.all(timed);
+  stalls.stop();
   await store.settled();
   // The pause was set after pausedBy, so it lasts at least until pausedBy + PAUSE_MS.
   const settledAt = performance.now() - pausedBy;

@@ -30,3 +30,10 @@ it('has a release script that builds, then publishes with changesets', () => {
   expect(scripts.release).toMatch(/build.*&& changeset publish$/);
   expect(devDependencies['@changesets/cli']).toMatch(/^\^2\./);
 });
+
+it('packs no package unbuilt: each runs scripts/prepack.mjs before pnpm pack and pnpm publish', () => {
+  for (const pkg of published) {
+    const scripts = pkg.manifest.scripts as Record<string, string>;
+    expect([pkg.name, scripts.prepack]).toEqual([pkg.name, 'node ../../scripts/prepack.mjs']);
+  }
+});

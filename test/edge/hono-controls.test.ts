@@ -73,6 +73,19 @@ describe('@floodgate/hono in workerd, DurableObjectStore', () => {
     ]);
   });
 
+  it('issue 19.2: a shadow rule refuses nothing, whatever the cost: above its capacity, or 0 once it is used up', async () => {
+    const client = from('198.51.100.17');
+    const dear = await call('/limited/shadow/x', { ...client, 'x-cost': '3' });
+    expect(dear.status).toBe(200);
+    expect(dear.json).toMatchObject({ allowed: true, rule: 'ip', remaining: 7, shadowDenied: true });
+    expect(dear.json.results[1]).toEqual({ rule: 'trial', allowed: false, remaining: 2, limit: 2, shadow: true });
+    for (let i = 0; i < 2; i++) expect((await call('/limited/shadow/x', client, 'b')).status).toBe(200);
+    const free = await call('/limited/shadow/x', { ...client, 'x-cost': '0' });
+    expect(free.status).toBe(200);
+    expect(free.json).toMatchObject({ allowed: true, rule: 'ip', remaining: 5 });
+    expect(free.json.results[1]).toEqual({ rule: 'trial', allowed: true, remaining: 0, limit: 2, shadow: true });
+  });
+
   it('a penalty keeps the client out on every Worker, doubles on a repeat, and unblock forgets it', async () => {
     const client = from('198.51.100.12');
     const offend = async (worker: string) => {

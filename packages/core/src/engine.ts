@@ -1,4 +1,5 @@
-import { checkCost } from './algorithms/cost';
+import { checkCost, costCeiling, isWholeCost } from './algorithms/cost';
+import { algorithmProblem } from './algorithms/shape';
 import { checkedClock } from './clock';
 import { AlgorithmFunctionError, InvalidOptionError, show } from './errors';
 import { algorithmTag } from './keys/algorithm-tag';
@@ -8,9 +9,9 @@ import { ownedBy } from './keys/scope';
 import { LeaseBook } from './lease';
 import { LimiterDecision } from './limiter-decision';
 import { nextRequestId } from './request-id';
-import { isAlgorithm } from './rules';
 import { WarningCode } from './warnings';
 import { safeEvents } from './resilience/events';
+import { Deadlines } from './resilience/deadline';
 import { guardStore } from './resilience/guarded-store';
 import { isThenable } from './thenable';
 import type { Algorithm } from './algorithms/types';
@@ -18,7 +19,7 @@ import type { LayerResult } from './decision';
 import type { KeyContext } from './keys/context';
 import type { LeaseTicket } from './lease';
 import type { LimiterConfig } from './limiter-options';
-import type { PriorityFunction } from './limiter-types';
+import type { Priority, PriorityFunction } from './limiter-types';
 import type { RefundTarget } from './limiter-decision';
 import type { CompiledRule } from './rules';
 import type { SafeEvents } from './resilience/events';
@@ -34,13 +35,21 @@ export interface RuleCall extends LayerCall {
   readonly shadow: boolean;
   readonly critical: boolean;
   readonly penalty: Penalty | undefined;
+  /**
+   * A shadow layer asked for more than it can ever admit: it is decided at cost 0 (nothing is
+   * charged) and reported as denying, since an enforced rule would refuse such a request.
+   */
+  readonly overCapacity: boolean;
   /** Set when this layer's units were handed out from a lease rather than charged in the store. */
   ticket: LeaseTicket | undefined;
 }
 
-/** A key or algorithm function that threw or rejected. */
+/** A key or algorithm function that threw or rejected (or, for an algorithm function, never answered). */
 class Failure {
-  constructor(readonly error: unknown) {}
+  constructor(
+    readonly error: unknown,
+    readonly timedOut = false,
+  ) {}
 }
 
 /** What a MemoryStore offers besides the Store interface: a decision without a promise. */
@@ -73,6 +82,8 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
   readonly #sync: SyncStore | undefined;
   readonly #needsRequestId: boolean;
   readonly #leases: LeaseBook | undefined;
+  /** The limiter's `timeout`, given to each algorithm function that returns a promise. */
+  readonly #algorithmDeadlines: Deadlines;
 
   constructor(config: LimiterConfig<Req>) {
     const warn = config.warn;
@@ -96,21 +107,25 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
       (rule) =>
         rule.algorithm === undefined || rule.algorithm.kind === 'slidingLog' || rule.algorithm.kind === 'concurrency',
     );
+    this.#algorithmDeadlines = new Deadlines(config.resilience.timeout);
     this.#leases = config.rules.some((rule) => rule.lease !== undefined)
       ? new LeaseBook({ take: this.#takeLease, giveBack: this.#giveBackLease }, this.clock)
       : undefined;
   }
 
-  /** Decides and charges one request of `cost` units. Throws InvalidCostError for a cost no layer can take. */
-  decide(ctx: KeyContext<Req>, cost: number): MaybePromise<LimiterDecision> {
-    const calls = this.resolve(ctx, cost);
+  /**
+   * Decides and charges one request of `cost` units. Throws InvalidCostError for a cost no layer can
+   * take. `priority`, when given (a route's or a call's), stands for the limiter-wide priority function.
+   */
+  decide(ctx: KeyContext<Req>, cost: number, priority?: Priority): MaybePromise<LimiterDecision> {
+    const calls = this.resolve(ctx, cost, priority);
     if (isThenable(calls)) return calls.then((resolved) => this.#consume(ctx, resolved, cost));
     return this.#consume(ctx, calls, cost);
   }
 
   /** The Decision a request of `cost` would get now; nothing is charged, and it cannot be refunded. */
-  async peek(ctx: KeyContext<Req>, cost: number): Promise<LimiterDecision> {
-    return this.#peekCalls(await this.resolve(ctx, cost), cost);
+  async peek(ctx: KeyContext<Req>, cost: number, priority?: Priority): Promise<LimiterDecision> {
+    return this.#peekCalls(await this.resolve(ctx, cost, priority), cost);
   }
 
   /** The standing of `ctx`'s own layers (its client-scope rules; the status route's), charging nothing. */
@@ -161,7 +176,7 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
   }
 
   /** The store calls for the layers that apply to `ctx`, each checked against `cost`. */
-  resolve(ctx: KeyContext<Req>, cost: number): MaybePromise<RuleCall[]> {
+  resolve(ctx: KeyContext<Req>, cost: number, priority?: Priority): MaybePromise<RuleCall[]> {
     const rules = this.rules;
     const values: unknown[] = new Array(rules.length);
     let algorithms: unknown[] | undefined;
@@ -190,14 +205,15 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
         }
         if (isThenable(algorithm)) {
           pending = true;
-          algorithm = Promise.resolve(algorithm).catch(toFailure);
+          // The inner promise never rejects: a rejection from the deadline is the deadline's.
+          algorithm = this.#algorithmDeadlines.watch(Promise.resolve(algorithm).catch(toFailure)).catch(toTimeout);
         }
         algorithms[i] = algorithm;
       }
     }
-    if (!pending) return this.#callsFor(ctx, values, algorithms, cost);
+    if (!pending) return this.#callsFor(ctx, values, algorithms, cost, priority);
     return Promise.all([Promise.all(values), algorithms && Promise.all(algorithms)]).then(([keys, chosen]) =>
-      this.#callsFor(ctx, keys, chosen, cost),
+      this.#callsFor(ctx, keys, chosen, cost, priority),
     );
   }
 
@@ -206,11 +222,14 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
     values: readonly unknown[],
     algorithms: readonly unknown[] | undefined,
     cost: number,
+    priority: Priority | undefined,
   ): RuleCall[] {
     const calls: RuleCall[] = [];
     // Most rules share the limiter's priority function: it is asked once per request.
     let askedPriority: PriorityFunction<Req> | undefined;
     let critical = false;
+    // A priority given with the call stands for the limiter's function; a rule's own still decides.
+    const given = priority === 'critical';
     for (let i = 0; i < values.length; i++) {
       const rule = this.rules[i] as CompiledRule<Req>;
       const identity = this.#identity(rule, ctx, values[i]);
@@ -221,19 +240,27 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
         algorithm = this.#chosenAlgorithm(rule, algorithms?.[i]);
         keyStart = this.#keyStart(rule, algorithm);
       }
-      if (rule.priority !== undefined && rule.priority !== askedPriority) {
-        askedPriority = rule.priority;
-        critical = this.#isCritical(rule.priority, ctx.req);
+      let isCritical: boolean;
+      if (priority !== undefined && !rule.ownPriority) {
+        isCritical = given;
+      } else {
+        if (rule.priority !== undefined && rule.priority !== askedPriority) {
+          askedPriority = rule.priority;
+          critical = this.#isCritical(rule.priority, ctx.req);
+        }
+        isCritical = rule.priority !== undefined && critical;
       }
-      const isCritical = rule.priority !== undefined && critical;
+      // A shadow rule is only measured: a cost it could never admit is its denial, not the request's refusal.
+      const overCapacity = rule.shadow && isWholeCost(cost) && cost > costCeiling(algorithm, isCritical);
       calls.push({
         key: `${keyStart}${identity}}`,
         algorithm,
-        cost: checkCost(algorithm, cost, rule.name, isCritical),
+        cost: overCapacity ? 0 : checkCost(algorithm, cost, rule.name, isCritical),
         rule: rule as CompiledRule,
         shadow: rule.shadow,
         critical: isCritical,
         penalty: rule.penalty,
+        overCapacity,
         ticket: undefined,
       });
     }
@@ -246,20 +273,28 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
 
   /**
    * A per-request algorithm that failed is not the client's to exploit: the request is refused
-   * (the gate answers 429 without Retry-After) and the failure reported once per rule.
+   * (the gate answers 429 without Retry-After), never decided by failMode, and the failure reported
+   * once per rule. What the function returns is checked as a rule's own algorithm is, and it has
+   * the limiter's `timeout` to answer.
    */
   #chosenAlgorithm(rule: CompiledRule<Req>, chosen: unknown): Algorithm {
-    if (isAlgorithm(chosen)) return chosen;
-    const reason =
-      chosen instanceof Failure
-        ? `threw ${chosen.error instanceof Error ? chosen.error.message : show(chosen.error)}`
-        : `returned ${show(chosen)} (expected an algorithm such as fixedWindow({ limit, window }))`;
+    let reason: string;
+    if (chosen instanceof Failure) {
+      reason = chosen.timedOut
+        ? `did not settle within ${this.#algorithmDeadlines.timeoutMs} ms (the limiter's timeout)`
+        : `threw ${chosen.error instanceof Error ? chosen.error.message : show(chosen.error)}`;
+    } else {
+      const problem = algorithmProblem(chosen);
+      if (problem === undefined) return chosen as Algorithm;
+      reason = `returned ${show(chosen)}, which is not an algorithm: ${problem} (expected one made by a factory such as fixedWindow({ limit, window }))`;
+    }
     this.warn(
       WarningCode.algorithmFunctionFailed,
       `the algorithm function of rule "${rule.name}" ${reason}; such requests are refused`,
       rule.name,
     );
-    throw new AlgorithmFunctionError(rule.name, reason, chosen instanceof Failure ? chosen.error : undefined);
+    const cause = chosen instanceof Failure && !chosen.timedOut ? chosen.error : undefined;
+    throw new AlgorithmFunctionError(rule.name, reason, cause);
   }
 
   /** Only `'critical'` opens the reserve; a function that throws makes the request normal (reported once). */
@@ -455,17 +490,18 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
   #results(calls: readonly RuleCall[], outcomes: readonly LayerOutcome[]): LayerResult[] {
     const results: LayerResult[] = new Array(calls.length);
     for (let i = 0; i < calls.length; i++) {
-      const { rule, algorithm, shadow } = calls[i] as RuleCall;
+      const { rule, algorithm, shadow, overCapacity } = calls[i] as RuleCall;
       const outcome = outcomes[i] as LayerOutcome;
       results[i] = {
         rule: rule.name,
         kind: algorithm.kind,
         window: algorithm.window,
-        allowed: outcome.allowed,
+        allowed: outcome.allowed && !overCapacity,
         limit: outcome.limit,
         remaining: outcome.remaining,
         resetAt: outcome.resetAt,
-        retryAfter: outcome.retryAfter,
+        // No wait would make such a cost pass.
+        retryAfter: overCapacity ? 0 : outcome.retryAfter,
         delay: outcome.delay,
         shadow,
       };
@@ -525,6 +561,10 @@ const NO_ANSWER: { outcomes: LayerOutcome[]; degraded: boolean } = { outcomes: [
 /** A key or algorithm function's rejection, kept to be reported (never thrown). */
 function toFailure(error: unknown): Failure {
   return new Failure(error);
+}
+
+function toTimeout(error: unknown): Failure {
+  return new Failure(error, true);
 }
 
 /** The calls the store must charge: those not served from a lease. */

@@ -1,6 +1,14 @@
 // The user API. Store authors: @floodgate/core/store. Adapter authors: @floodgate/core/http.
 export { createLimiter } from './limiter';
-export type { ConsumeOptions, Limiter, LimiterOptions, LimitRule, RuleSelector } from './limiter-types';
+export type {
+  ConsumeOptions,
+  Limiter,
+  LimiterOptions,
+  LimitRule,
+  Priority,
+  PriorityFunction,
+  RuleSelector,
+} from './limiter-types';
 export { MemoryStore } from './memory-store';
 export type { MemoryStoreOptions } from './memory-store';
 export type { Store } from './store';

@@ -1,3 +1,4 @@
+import { isAlgorithm } from './algorithms/shape';
 import { InvalidOptionTypeError, show } from './errors';
 import { apiKeyFunction, byApiKey, parseByApiKeyOptions } from './keys/by-api-key';
 import { byIp, ipKeyFunction, parseByIpOptions } from './keys/by-ip';
@@ -85,10 +86,6 @@ function apiKeyRule(value: unknown): LimitRule {
 
 function algorithmOr(form: string): string {
   return `an algorithm such as fixedWindow({ limit, window }) or ${form}`;
-}
-
-function isAlgorithm(value: unknown): value is Algorithm {
-  return typeof value === 'object' && value !== null && typeof (value as Partial<Algorithm>).decide === 'function';
 }
 
 function layerObject(where: string, value: unknown, expected: string): Record<string, unknown> {

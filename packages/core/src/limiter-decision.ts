@@ -1,3 +1,4 @@
+import { checkRefund } from './algorithms/cost';
 import { bindingIndex } from './decision';
 import type { Decision, LayerResult } from './decision';
 import type { LayerCall } from './store';
@@ -32,6 +33,8 @@ export class LimiterDecision implements Decision {
   readonly #target: RefundTarget | undefined;
   #owner: object | undefined;
   #finished = false;
+  /** Units given back so far: a refund never gives more than the request was charged. */
+  #refunded = 0;
 
   constructor(
     results: LayerResult[],
@@ -72,9 +75,36 @@ export class LimiterDecision implements Decision {
     return this.#calls;
   }
 
-  /** Gives `n` units back (default: the whole cost), e.g. once the real cost is known. Never throws. */
+  /**
+   * Gives `n` units back (default: all it was charged), e.g. once the real cost is known: at most
+   * what the request was charged, less what it already gave back, and only to the layers that
+   * charged it. Rejects with InvalidCostError for an `n` that is not a whole number >= 0; a store
+   * failure goes to the limiter's hooks instead.
+   */
   refund(n: number = this.cost): Promise<void> {
-    return this.#target === undefined ? Promise.resolve() : this.#target.refundLater(this.#calls, n);
+    let units: number;
+    try {
+      units = this.claimRefund(n);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (units === 0 || this.#target === undefined) return Promise.resolve();
+    return this.#target.refundLater(this.chargedCalls, units);
+  }
+
+  /**
+   * Takes up to `n` units from what this decision may still give back (nothing for a denied
+   * request) and answers how many; throws InvalidCostError for an `n` that is not a whole number >= 0.
+   */
+  claimRefund(n: unknown): number {
+    const units = Math.min(checkRefund(n), (this.allowed ? this.cost : 0) - this.#refunded);
+    this.#refunded += units;
+    return units;
+  }
+
+  /** The calls of the layers this request was charged on: a shadow layer that denied was not. */
+  get chargedCalls(): readonly LayerCall[] {
+    return this.#calls.filter((_, i) => this.results[i]?.allowed === true);
   }
 
   /** Marks the decision as handed out by `owner` (a middleware instance). */

@@ -18,7 +18,11 @@ export type AlgorithmFunction<Req = unknown> = (req: Req) => Algorithm | Promise
 /** Whether a request may use the reserve (see the algorithms' `reserve` option). */
 export type Priority = 'critical' | 'normal';
 
-/** Picks a request's priority from the framework's request; anything but `'critical'` is normal. */
+/**
+ * Picks a request's priority from the framework's request; anything but `'critical'` is normal.
+ * Decide it from what the server established (the route your router matched, a verified API key),
+ * never from the URL string or a header: a client can put anything there.
+ */
 export type PriorityFunction<Req = unknown> = (req: Req) => Priority;
 
 /** Blocks for repeat offenders: each block within `period` of the previous doubles, up to `max`. */
@@ -92,6 +96,12 @@ export interface LimiterOptions<Req = unknown> extends ResilienceOptions<Req> {
 export interface ConsumeOptions {
   /** Units to charge every layer. Default 1. */
   cost?: number;
+  /**
+   * This request's priority, when the caller knows it (the route it is serving): it stands for the
+   * limiter's `priority` function; a rule with a function of its own still decides for itself.
+   * Default: the functions decide.
+   */
+  priority?: Priority;
 }
 
 /**
@@ -106,8 +116,14 @@ export interface Limiter<Req = unknown> {
   readonly prefix: string;
   readonly store: Store;
   consume(ctx: KeyContext<Req>, options?: ConsumeOptions): Promise<Decision>;
-  /** Gives `cost` units back to every layer that applies to the request. */
-  refund(ctx: KeyContext<Req>, options?: ConsumeOptions): Promise<void>;
+  /**
+   * Gives `cost` units (default 1) back to the layers that charged the request. After
+   * `consume(ctx)` with the same ctx object: at most what that consume charged, less what was
+   * already given back (nothing after a denial). For a ctx this limiter has not seen, it cannot know
+   * what was charged: `cost` goes back to every layer the ctx maps to now. Rejects with
+   * `ERR_FLOODGATE_INVALID_COST` for a cost that is not a whole number >= 0.
+   */
+  refund(ctx: KeyContext<Req>, options?: Pick<ConsumeOptions, 'cost'>): Promise<void>;
   /** The Decision a request of `cost` (default 1) would get now, charging nothing. */
   peek(ctx: KeyContext<Req>, options?: ConsumeOptions): Promise<Decision>;
   /** Clears the request's own keys (its client-scope rules, or the rule named): counts, blocks and penalty history. */

@@ -1,10 +1,11 @@
+import { checkRefund } from './algorithms/cost';
 import { timerOption } from './duration';
 import { LimiterEngine } from './engine';
 import { InvalidOptionTypeError, show } from './errors';
 import { parseLimiterOptions } from './limiter-options';
-import { rejectUnknownKeys } from './validate';
-import type { Limiter, LimiterOptions } from './limiter-types';
-import type { LayerCall } from './store';
+import { priorityOption, rejectUnknownKeys } from './validate';
+import type { ConsumeOptions, Limiter, LimiterOptions, Priority } from './limiter-types';
+import type { LimiterDecision } from './limiter-decision';
 
 /**
  * Builds a limiter from layered rules.
@@ -20,23 +21,32 @@ export function createLimiter<Req = unknown>(options: LimiterOptions<Req>): Limi
   return limiterOf(new LimiterEngine(config));
 }
 
-/** The public face of an engine. A refund(ctx) after consume(ctx) gives back on the keys that were charged. */
+/**
+ * The public face of an engine. A refund(ctx) after consume(ctx) gives back on the keys that were
+ * charged, at most what that consume charged; for a ctx it has not seen, the keys ctx maps to now.
+ */
 export function limiterOf<Req>(engine: LimiterEngine<Req>): Limiter<Req> {
-  const charged = new WeakMap<object, readonly LayerCall[]>();
+  const charged = new WeakMap<object, LimiterDecision>();
   return {
     prefix: engine.prefix,
     store: engine.store,
     async consume(ctx, consumeOptions = {}) {
-      const decision = await engine.decide(ctx, consumeOptions.cost ?? 1);
-      if (typeof ctx === 'object' && ctx !== null) charged.set(ctx, decision.calls);
+      const decision = await engine.decide(ctx, consumeOptions.cost ?? 1, priorityOf('consume', consumeOptions));
+      if (typeof ctx === 'object' && ctx !== null) charged.set(ctx, decision);
       return decision;
     },
     async refund(ctx, refundOptions = {}) {
       const cost = refundOptions.cost ?? 1;
-      const calls = charged.get(ctx) ?? (await engine.resolve(ctx, cost));
-      await engine.refund(calls, cost);
+      const decision = charged.get(ctx);
+      if (decision !== undefined) {
+        const units = decision.claimRefund(cost);
+        if (units > 0) await engine.refund(decision.chargedCalls, units);
+        return;
+      }
+      checkRefund(cost);
+      await engine.refund(await engine.resolve(ctx, cost), cost);
     },
-    peek: (ctx, peekOptions = {}) => engine.peek(ctx, peekOptions.cost ?? 1),
+    peek: async (ctx, peekOptions = {}) => engine.peek(ctx, peekOptions.cost ?? 1, priorityOf('peek', peekOptions)),
     reset: async (ctx, selector) => engine.control('reset', ctx, ruleOf('reset', selector)),
     async block(ctx, duration, selector) {
       const rule = ruleOf('block', selector);
@@ -65,4 +75,8 @@ function ruleOf(operation: string, selector: unknown): string | undefined {
   throw new InvalidOptionTypeError(
     `${operation}.rule must be the name of one of the limiter's rules, got ${show(rule)}`,
   );
+}
+
+function priorityOf(where: string, options: ConsumeOptions): Priority | undefined {
+  return options.priority === undefined ? undefined : priorityOption(`${where}.priority`, options.priority);
 }

@@ -9,6 +9,7 @@ import {
   rejectUnknownKeys,
   requireObject,
 } from './validate';
+import { algorithmProblem } from './algorithms/shape';
 import type { Algorithm } from './algorithms/types';
 import { defaultScope } from './keys/scope';
 import type { KeyFunction } from './keys/context';
@@ -34,6 +35,8 @@ export interface CompiledRule<Req = unknown> {
   readonly algorithmOf: AlgorithmFunction<Req> | undefined;
   readonly shadow: boolean;
   readonly priority: PriorityFunction<Req> | undefined;
+  /** True when `priority` is the rule's own (a call's or route's priority then leaves it alone). */
+  readonly ownPriority: boolean;
   readonly penalty: Penalty | undefined;
   readonly lease: LeaseConfig | undefined;
 }
@@ -42,10 +45,6 @@ const RULE_KEYS = ['name', 'key', 'scope', 'algorithm', 'shadow', 'priority', 'b
 
 /** Kinds whose units can be taken ahead and given back later without changing what they admit. */
 const LEASABLE = new Set(['fixedWindow', 'tokenBucket', 'gcra', 'leakyBucket']);
-
-export function isAlgorithm(value: unknown): value is Algorithm {
-  return typeof value === 'object' && value !== null && typeof (value as Algorithm).decide === 'function';
-}
 
 /** Checks createLimiter's `limits`; `shadow` and `priority` are the limiter-wide defaults. */
 export function parseRules<Req>(
@@ -67,12 +66,13 @@ export function parseRules<Req>(
     }
     seen.add(name);
     const algorithm = rule.algorithm;
-    const fixed = isAlgorithm(algorithm) ? algorithm : undefined;
-    if (fixed === undefined && typeof algorithm !== 'function') {
+    const problem = typeof algorithm === 'function' ? undefined : algorithmProblem(algorithm);
+    if (problem !== undefined) {
       throw new InvalidOptionTypeError(
-        `${where}.algorithm must be made by an algorithm factory such as slidingWindow({ limit, window }), or be a function of the request returning one, got ${show(algorithm)}`,
+        `${where}.algorithm must be made by an algorithm factory such as slidingWindow({ limit, window }), or be a function of the request returning one, got ${show(algorithm)} (${problem})`,
       );
     }
+    const fixed = typeof algorithm === 'function' ? undefined : (algorithm as Algorithm);
     const lease = rule.lease === undefined ? undefined : parseLease(`${where}.lease`, rule.lease, fixed);
     if (lease !== undefined && fixed === undefined) {
       throw new InvalidOptionError(
@@ -97,6 +97,7 @@ export function parseRules<Req>(
         rule.priority === undefined
           ? priority
           : functionOption<PriorityFunction<Req>>(`${where}.priority`, rule.priority),
+      ownPriority: rule.priority !== undefined,
       penalty,
       lease,
     };

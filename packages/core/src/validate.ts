@@ -51,6 +51,11 @@ export function oneOfOption<T extends string>(name: string, value: unknown, allo
   return value as T;
 }
 
+/** A request's priority said outright (the Priority type): `'critical'` or `'normal'`. */
+export function priorityOption(name: string, value: unknown): 'critical' | 'normal' {
+  return oneOfOption(name, value, ['critical', 'normal'] as const);
+}
+
 export function functionOption<F>(name: string, value: unknown): F {
   if (typeof value !== 'function') {
     throw new InvalidOptionTypeError(`${name} must be a function, got ${show(value)}`);

@@ -56,3 +56,50 @@ describe('per-call cost (catalogue B20)', () => {
     expect(after.results.find((layer) => layer.rule === 'ip')).toMatchObject({ remaining: 9 });
   });
 });
+
+describe('issue 19.8: limiter.refund(ctx, { cost })', () => {
+  it('gives back at most what consume(ctx) charged, less what was given back already', async () => {
+    const limiter = bucketOfTen();
+    const charged = contextOf({ ip: '203.0.113.7' });
+    expect(await limiter.consume(charged, { cost: 4 })).toMatchObject({ allowed: true, remaining: 6 });
+    await limiter.refund(charged, { cost: 100 });
+    await limiter.refund(charged, { cost: 3 });
+    expect(await limiter.consume(contextOf({ ip: '203.0.113.7' }), { cost: 0 })).toMatchObject({ remaining: 10 });
+    expect(await limiter.consume(charged, { cost: 10 })).toMatchObject({ allowed: true, remaining: 0 });
+    await limiter.refund(charged, { cost: 2 });
+    await limiter.refund(charged, { cost: 2 });
+    expect(await limiter.consume(contextOf({ ip: '203.0.113.7' }), { cost: 0 })).toMatchObject({ remaining: 4 });
+  });
+
+  it('gives nothing back after a denied consume: it charged nothing', async () => {
+    const limiter = bucketOfTen();
+    await limiter.consume(ctx, { cost: 10 });
+    const denied = contextOf({ ip: '203.0.113.7' });
+    expect(await limiter.consume(denied)).toMatchObject({ allowed: false });
+    await limiter.refund(denied, { cost: 5 });
+    expect(await limiter.consume(contextOf({ ip: '203.0.113.7' }), { cost: 0 })).toMatchObject({ remaining: 0 });
+  });
+
+  it('for a ctx it has not seen, gives the cost back to the keys the ctx maps to', async () => {
+    const limiter = bucketOfTen();
+    await limiter.consume(contextOf({ ip: '203.0.113.9' }), { cost: 6 });
+    await limiter.refund(contextOf({ ip: '203.0.113.9' }), { cost: 2 });
+    expect(await limiter.consume(contextOf({ ip: '203.0.113.9' }), { cost: 0 })).toMatchObject({ remaining: 6 });
+  });
+
+  it.each([-5, 1.5, Number.NaN, '2'])(
+    'rejects a cost of %o with ERR_FLOODGATE_INVALID_COST, seen ctx or not',
+    async (cost) => {
+      const limiter = bucketOfTen();
+      const seen = contextOf({ ip: '203.0.113.7' });
+      await limiter.consume(seen, { cost: 5 });
+      for (const target of [seen, contextOf({ ip: '203.0.113.7' })]) {
+        await expect(limiter.refund(target, { cost: cost as number })).rejects.toMatchObject({
+          code: 'ERR_FLOODGATE_INVALID_COST',
+          message: `refund: the units to give back must be an integer >= 0, got ${typeof cost === 'string' ? `"${cost}"` : cost}`,
+        });
+      }
+      expect(await limiter.consume(contextOf({ ip: '203.0.113.7' }), { cost: 0 })).toMatchObject({ remaining: 5 });
+    },
+  );
+});

@@ -12,7 +12,7 @@ import {
   TurnQueue,
 } from '@floodgate/core/http';
 import { InvalidOptionTypeError } from '@floodgate/core';
-import type { Decision, RateLimitInfo } from '@floodgate/core';
+import type { Decision, Priority, RateLimitInfo } from '@floodgate/core';
 import type { GateResult, HttpDriver, HttpLimitOptions, RateLimitControls } from '@floodgate/core/http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { statusRouteFinder } from './status-route';
@@ -43,12 +43,21 @@ const expressDriver: HttpDriver<Request, Response> = {
   abortSignal: (_req, res) => closeSignal(res),
 };
 
+type Middleware = (req: Request, res: Response, next: NextFunction) => void;
+
 /**
  * The middleware, which also carries its limiter's controls for a request: `peek(req)`,
- * `reset(req)`, `block(req, duration)`, `unblock(req)` and `limiter`.
+ * `reset(req)`, `block(req, duration)`, `unblock(req)` and `limiter`, and `critical`.
  */
-export type RateLimitMiddleware = ((req: Request, res: Response, next: NextFunction) => void) &
-  RateLimitControls<Request>;
+export type RateLimitMiddleware = Middleware &
+  RateLimitControls<Request> & {
+    /**
+     * The same middleware (same limiter, same counts) deciding every request as critical: put it on
+     * a route that may use the algorithms' `reserve`, ahead of the app-wide `app.use(limiter)`.
+     * A rule with a `priority` function of its own still decides for itself.
+     */
+    readonly critical: Middleware;
+  };
 
 /** Each middleware's gate and how it answers a denial, for rateLimitStatus. */
 const gates = new WeakMap<
@@ -99,23 +108,28 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
     res.status(denial.status).type(denial.body.contentType).send(denial.body.text);
   };
 
-  const decide = (req: Request, res: Response, next: NextFunction): void => {
+  const decider = (priority: Priority | undefined) => (req: Request, res: Response, next: NextFunction) => {
     try {
-      const result = gate.check(req, res, req.rateLimit);
+      const result = gate.check(req, res, req.rateLimit, priority);
       if (isThenable(result)) result.then((settled) => apply(settled, req, res, next), next);
       else apply(result, req, res, next);
     } catch (error) {
       next(error);
     }
   };
-  const turn = new TurnQueue(decide);
+  const middleware = named('rateLimit', decider(undefined));
+  gates.set(middleware, { gate, deny });
+  return Object.assign(middleware, controlsOf(gate), { critical: named('rateLimitCritical', decider('critical')) });
+}
 
-  const middleware = function rateLimit(req: Request, res: Response, next: NextFunction): void {
+/** The middleware function: the requests of one turn are decided together (see TurnQueue). */
+function named(name: string, decide: Middleware): Middleware {
+  const turn = new TurnQueue(decide);
+  const middleware = (req: Request, res: Response, next: NextFunction): void => {
     if (turn.batching) turn.push(req, res, next);
     else decide(req, res, next);
   };
-  gates.set(middleware, { gate, deny });
-  return Object.assign(middleware, controlsOf(gate));
+  return Object.defineProperty(middleware, 'name', { value: name });
 }
 
 /**

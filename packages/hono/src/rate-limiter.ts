@@ -11,7 +11,7 @@ import {
   TurnQueue,
 } from '@floodgate/core/http';
 import { InvalidOptionTypeError } from '@floodgate/core';
-import type { Decision, RateLimitInfo } from '@floodgate/core';
+import type { Decision, Priority, RateLimitInfo } from '@floodgate/core';
 import type {
   ConnInfoLike,
   GateResult,
@@ -63,9 +63,17 @@ function header(c: Context, name: string): string | undefined {
 
 /**
  * The middleware, which also carries its limiter's controls for a request: `peek(c)`, `reset(c)`,
- * `block(c, duration)`, `unblock(c)` and `limiter`.
+ * `block(c, duration)`, `unblock(c)` and `limiter`, and `critical`.
  */
-export type RateLimiterMiddleware = MiddlewareHandler & RateLimitControls<Context>;
+export type RateLimiterMiddleware = MiddlewareHandler &
+  RateLimitControls<Context> & {
+    /**
+     * The same middleware (same limiter, same counts) deciding every request as critical: put it on
+     * a route that may use the algorithms' `reserve`, registered before the app-wide
+     * `app.use(limiter)`. A rule with a `priority` function of its own still decides for itself.
+     */
+    readonly critical: MiddlewareHandler;
+  };
 
 /** Each middleware's gate and how it answers a denial, for rateLimitStatus. */
 const gates = new WeakMap<
@@ -140,22 +148,28 @@ export function rateLimiter(options: RateLimiterOptions): RateLimiterMiddleware 
     }
   };
 
-  const decide = (c: Context, next: Next): ReturnType<MiddlewareHandler> => {
-    const result = gate.check(c, c, c.get('rateLimit'));
-    return isThenable(result) ? result.then((settled) => apply(settled, c, next)) : apply(result, c, next);
-  };
+  const decider =
+    (priority: Priority | undefined) =>
+    (c: Context, next: Next): ReturnType<MiddlewareHandler> => {
+      const result = gate.check(c, c, c.get('rateLimit'), priority);
+      return isThenable(result) ? result.then((settled) => apply(settled, c, next)) : apply(result, c, next);
+    };
+  const middleware = batched(decider(undefined));
+  gates.set(middleware, { gate, deny });
+  return Object.assign(middleware, controlsOf(gate), { critical: batched(decider('critical')) });
+}
+
+/** The middleware function: on Node, the requests of one turn are decided together (see TurnQueue). */
+function batched(decide: (c: Context, next: Next) => ReturnType<MiddlewareHandler>): MiddlewareHandler {
   const turn = new TurnQueue((c: Context, next: Next, settle: (outcome: ReturnType<MiddlewareHandler>) => void) =>
     settle(decide(c, next)),
   );
-
-  const middleware: MiddlewareHandler = function rateLimiter(c, next) {
+  return function rateLimiter(c, next) {
     // Only on @hono/node-server: in workerd (even with nodejs_compat's setImmediate) a promise
     // settled from another request's context is cancelled as hung.
     if (!turn.batching || nodeRequest(c) === undefined) return decide(c, next);
     return new Promise((resolve) => turn.push(c, next, resolve));
   };
-  gates.set(middleware, { gate, deny });
-  return Object.assign(middleware, controlsOf(gate));
 }
 
 /**

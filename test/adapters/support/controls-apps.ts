@@ -6,7 +6,7 @@ import { floodgate } from '@floodgate/fastify';
 import { rateLimiter, rateLimitStatus as honoStatus } from '@floodgate/hono';
 import fastify5 from 'fastify';
 import { Hono } from 'hono';
-import { controlAnswer, summaryOf } from './controls-routes.ts';
+import { controlAnswer, limitedAnswer, summaryOf } from './controls-routes.ts';
 import type { Context } from 'hono';
 import type { RateLimitControls } from '@floodgate/core/http';
 // The Express 4 and Fastify 4 aliases are dev dependencies of the adapter packages.
@@ -26,7 +26,11 @@ import fastify4 from '../../../packages/fastify/node_modules/fastify4/fastify.js
  *                           plugin with a prefix) mounted after the middleware
  *   GET /wrapped/rate_limit a limited route whose own handler calls the status handler: the
  *                           middleware cannot tell it is the status route
- *   GET anything else       limited; answers the decision the handler saw (`summaryOf`)
+ *   GET /capture/:id        a critical route, in the app's counters (Express/Hono: the
+ *                           middleware's `.critical`, ahead of it; Fastify: `config.rateLimit`)
+ *   GET /late/:id           Express/Hono: `.critical` on a route behind the app-wide middleware
+ *   GET anything else       limited; answers the decision the handler saw, after the refunds
+ *                           `?refund=` asks for (`limitedAnswer`)
  */
 
 export interface ControlledApp {
@@ -83,6 +87,9 @@ function expressFramework(name: string, express: any): Framework {
       const limiter = rateLimit(options as Parameters<typeof rateLimit>[0]);
       const controls = limiter as unknown as RateLimitControls<unknown>;
       app.get('/rate_limit', expressStatus(limiter));
+      app.get('/capture/:id', limiter.critical, async (req: ExpressRequest, res: ExpressResponse) =>
+        res.json(await limitedAnswer(req.rateLimit, req.originalUrl)),
+      );
       app.get('/control/:op', async (req: ExpressRequest, res: ExpressResponse) => {
         const answer = await controlAnswer(controls, req, req.params.op, req.originalUrl);
         res.status(answer.status).json(answer.body);
@@ -96,7 +103,12 @@ function expressFramework(name: string, express: any): Framework {
       app.get('/wrapped/rate_limit', (req: unknown, res: unknown, next: unknown) =>
         wrapped(req as never, res as never, next as never),
       );
-      app.get(/.*/, (req: ExpressRequest, res: ExpressResponse) => res.json(summaryOf(req.rateLimit)));
+      app.get('/late/:id', limiter.critical, (req: ExpressRequest, res: ExpressResponse) =>
+        res.json(summaryOf(req.rateLimit)),
+      );
+      app.get(/.*/, async (req: ExpressRequest, res: ExpressResponse) =>
+        res.json(await limitedAnswer(req.rateLimit, req.originalUrl)),
+      );
       return { ...(await listen(createServer(app))), controls };
     },
   };
@@ -118,6 +130,11 @@ function fastifyFramework(name: string, fastify: any): Framework {
         { prefix: '/nested' },
       );
       app.get(
+        '/capture/:id',
+        { config: { rateLimit: { priority: 'critical' } } },
+        (request: { rateLimit?: unknown; url: string }) => limitedAnswer(request.rateLimit, request.url),
+      );
+      app.get(
         '/control/:op',
         { config: { rateLimit: false } },
         async (request: { url: string; params: { op: string } }, reply: { code(status: number): unknown }) => {
@@ -127,7 +144,7 @@ function fastifyFramework(name: string, fastify: any): Framework {
         },
       );
       app.get('/behind/rate_limit', app.floodgate.status);
-      app.get('/*', async (request: { rateLimit?: unknown }) => summaryOf(request.rateLimit));
+      app.get('/*', (request: { rateLimit?: unknown; url: string }) => limitedAnswer(request.rateLimit, request.url));
       await app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = app.server.address() as AddressInfo;
       return { url: `http://127.0.0.1:${port}`, controls, close: () => app.close() };
@@ -143,6 +160,7 @@ const honoFramework: Framework = {
     const limiter = rateLimiter({ ...options, ...(trustProxy === undefined ? {} : { trustProxy }) });
     const controls = limiter as unknown as RateLimitControls<unknown>;
     app.get('/rate_limit', honoStatus(limiter));
+    app.get('/capture/:id', limiter.critical, async (c) => c.json(await limitedAnswer(c.get('rateLimit'), c.req.url)));
     app.get('/control/:op', async (c) => {
       const answer = await controlAnswer(controls, c, c.req.param('op'), c.req.url);
       return c.json(answer.body, answer.status as 200);
@@ -154,7 +172,8 @@ const honoFramework: Framework = {
     app.route('/nested', nested);
     const wrapped = honoStatus(limiter);
     app.get('/wrapped/rate_limit', (c, next) => wrapped(c, next));
-    app.get('*', (c) => c.json(summaryOf(c.get('rateLimit'))));
+    app.get('/late/:id', limiter.critical, (c) => c.json(summaryOf(c.get('rateLimit'))));
+    app.get('*', async (c) => c.json(await limitedAnswer(c.get('rateLimit'), c.req.url)));
     return new Promise((resolve) => {
       const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
         const close = () =>

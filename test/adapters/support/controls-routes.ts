@@ -36,6 +36,29 @@ export function summaryOf(decision: unknown): Summary | null {
 }
 
 /**
+ * What a limited route answers: the decision it saw, after the refunds asked for in the query
+ * (`?refund=30,30`: `req.rateLimit.refund(30)` twice, one after the other), each reported as
+ * `'ok'` or the code it was rejected with.
+ */
+export async function limitedAnswer(
+  decision: unknown,
+  url: string,
+): Promise<(Summary & { refunds?: string[] }) | null> {
+  const asked = new URL(url, 'http://app').searchParams.get('refund');
+  if (asked === null || decision === undefined || decision === null) return summaryOf(decision);
+  const refunds: string[] = [];
+  for (const units of asked.split(',')) {
+    try {
+      await (decision as { refund(n: number): Promise<void> }).refund(Number(units));
+      refunds.push('ok');
+    } catch (error) {
+      refunds.push((error as { code?: string }).code ?? String(error));
+    }
+  }
+  return { ...(summaryOf(decision) as Summary), refunds };
+}
+
+/**
  * Runs one control for the calling request. The query is passed on as the client sent it: `rule`
  * when present (even empty), `ms` as a number when it is all digits, else as a duration string.
  */

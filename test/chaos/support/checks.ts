@@ -1,6 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { expect } from 'vitest';
 import type { ChaosApp } from './app.ts';
+import { recordStalls, stalledDuring } from '../../helpers/loop-stalls.ts';
 import { runLoad } from './load.ts';
 import type { Sample } from './load.ts';
 
@@ -12,6 +13,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Waits `ms` of the scenario's schedule (a fault's start or end), not a stand-in for an event. */
 export const at = sleep;
 
+export { stalledDuring };
+
 /** Every request answered with one of `allowed` statuses, and exactly one decision per request. */
 export function expectAnswered(samples: Sample[], app: ChaosApp, allowed: number[] = [200, 429]): void {
   const unexpected = samples.filter((sample) => !allowed.includes(sample.status));
@@ -22,24 +25,6 @@ export function expectAnswered(samples: Sample[], app: ChaosApp, allowed: number
   const decided = new Set(app.decisions.map((decision) => decision.id));
   expect(app.decisions.length, 'one decision per request').toBe(samples.length);
   expect(decided.size).toBe(samples.length);
-}
-
-/** How often the stall recorder ticks, ms: a gap between ticks longer than this is time the loop was held up. */
-const TICK_MS = 5;
-/** The ticks of the scenario being watched (kept after stop, for expectBounded). */
-let ticks: number[] = [];
-
-/** ms of [from, to] during which this process' event loop was held up (by the machine, GC, the test itself). */
-export function stalledDuring(from: number, to: number): number {
-  let stalled = 0;
-  for (let i = 1; i < ticks.length; i++) {
-    const start = ticks[i - 1] as number;
-    const end = ticks[i] as number;
-    if (end <= from || start >= to) continue;
-    const excess = end - start - TICK_MS;
-    if (excess > 0) stalled += Math.min(excess, Math.min(end, to) - Math.max(start, from));
-  }
-  return stalled;
 }
 
 /**
@@ -82,13 +67,11 @@ export function watch(): { stop(): { rejections: unknown[]; loopDelay: number } 
   process.on('unhandledRejection', listener);
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
-  ticks = [performance.now()];
-  const ticker = setInterval(() => ticks.push(performance.now()), TICK_MS);
+  const stalls = recordStalls();
   return {
     stop() {
       process.off('unhandledRejection', listener);
-      clearInterval(ticker);
-      ticks.push(performance.now());
+      stalls.stop();
       histogram.disable();
       return { rejections, loopDelay: histogram.max / 1e6 };
     },

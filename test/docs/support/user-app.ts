@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuilt, pack, type PublishedPackage, publishedPackages, ROOT } from './packages.ts';
+import { pack, type PublishedPackage, publishedPackages, ROOT } from './packages.ts';
 
 /**
  * What a user installs next to Floodgate to run every README snippet: the frameworks, the Redis
@@ -50,7 +50,9 @@ function workspaceRange(name: string): string {
 
 /**
  * Every third-party package the monorepo's lockfile holds at exactly one version, pinned to it, so
- * the fresh install resolves offline from the pnpm store the workspace install filled.
+ * the user app runs the versions the workspace was tested with and most of its install comes from
+ * the store the workspace install filled. The rest (packages the lockfile holds at several
+ * versions, which resolve afresh) comes from the registry.
  */
 function lockedVersions(): Record<string, string> {
   const lockfile = readFileSync(join(ROOT, 'pnpm-lock.yaml'), 'utf8');
@@ -68,6 +70,10 @@ function lockedVersions(): Record<string, string> {
   return pinned;
 }
 
+function storePath(): string {
+  return execFileSync('pnpm', ['store', 'path'], { cwd: ROOT, encoding: 'utf8' }).trim();
+}
+
 function install(dir: string, tarballs: Record<string, string>): void {
   const dependencies: Record<string, string> = {};
   for (const [name, tarball] of Object.entries(tarballs)) dependencies[name] = `file:${tarball}`;
@@ -83,7 +89,9 @@ function install(dir: string, tarballs: Record<string, string>): void {
     .map(([name, version]) => `  ${JSON.stringify(name)}: ${JSON.stringify(version)}`)
     .join('\n');
   writeFileSync(join(dir, 'pnpm-workspace.yaml'), `overrides:\n${yaml}\n`);
-  execFileSync('pnpm', ['install', '--offline', '--ignore-scripts', '--config.confirm-modules-purge=false'], {
+  // --prefer-offline, never --offline: on a machine whose store lacks a package (any fresh one), the
+  // registry supplies it.
+  execFileSync('pnpm', ['install', '--prefer-offline', '--ignore-scripts', '--config.confirm-modules-purge=false'], {
     cwd: dir,
     stdio: 'pipe',
     env: { ...process.env, CI: 'true' },
@@ -91,13 +99,14 @@ function install(dir: string, tarballs: Record<string, string>): void {
 }
 
 /**
- * Builds what is stale, packs every published package and installs the tarballs in a fresh
- * directory under the system's temp dir. The install is reused while the tarballs are byte for
- * byte the same (pnpm packs deterministically), so the docs suite pays for it once.
+ * Packs every published package (each `prepack` builds what is stale) and installs the tarballs in
+ * a fresh directory under the system's temp dir, outside the monorepo so nothing resolves through
+ * its node_modules. The install is reused while the tarballs are byte for byte the same (pnpm packs
+ * deterministically) and the package store is the same one, so the docs suite pays for it once per
+ * run; a run on another store (a fresh machine, or .ci/run's empty one) installs afresh.
  */
 export function userApp(): UserApp {
   const packages = publishedPackages();
-  for (const pkg of packages) ensureBuilt(pkg);
   const packed = mkdtempSync(join(tmpdir(), 'floodgate-pack-'));
   const hash = createHash('sha256');
   const built: Record<string, string> = {};
@@ -105,7 +114,7 @@ export function userApp(): UserApp {
     built[pkg.name] = pack(pkg, packed);
     hash.update(pkg.name).update(readFileSync(built[pkg.name] as string));
   }
-  hash.update(THIRD_PARTY.join(','));
+  hash.update(THIRD_PARTY.join(',')).update(storePath());
   const dir = join(tmpdir(), `floodgate-user-app-${hash.digest('hex').slice(0, 16)}`);
   const tarballs = Object.fromEntries(packages.map((pkg) => [pkg.name, join(dir, 'tarballs', `${pkg.dir}.tgz`)]));
   if (!existsSync(join(dir, '.installed'))) {

@@ -21,13 +21,17 @@ const ip = byIp();
 const priority = (c: Context) => (c.req.header('x-priority') === 'critical' ? 'critical' : 'normal');
 
 /** One limiter per route, each with its own rules. */
-const ROUTES: Record<string, { limits: LimitRule<Context>[]; priority?: typeof priority }> = {
+/** The request's cost: the `x-cost` header, else 1. */
+const cost = (c: Context) => Number(c.req.header('x-cost') ?? 1);
+
+const ROUTES: Record<string, { limits: LimitRule<Context>[]; priority?: typeof priority; cost?: typeof cost }> = {
   // An enforced rule and a stricter one in shadow mode, being tried out.
   shadow: {
     limits: [
       { name: 'ip', key: ip, algorithm: fixedWindow({ limit: 10, window: '1m' }) },
       { name: 'trial', key: ip, algorithm: fixedWindow({ limit: 2, window: '1m' }), shadow: true },
     ],
+    cost,
   },
   // 2 a minute; a client that asks for a third is shut out for 5 minutes, doubling per repeat within the hour.
   login: {

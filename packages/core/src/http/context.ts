@@ -1,4 +1,5 @@
 import type { KeyContext } from '../keys/context';
+import type { Priority } from '../limiter-types';
 import type { HttpDriver } from './driver';
 
 const UNRESOLVED = Symbol('unresolved');
@@ -15,11 +16,14 @@ export interface AddressSource<Req> {
  */
 export class RequestContext<Req> implements KeyContext<Req> {
   readonly req: Req;
+  /** The priority the middleware (or the route's) gives every request it decides, if it gives one. */
+  readonly priority: Priority | undefined;
   readonly #source: AddressSource<Req>;
   #ip: string | undefined | typeof UNRESOLVED = UNRESOLVED;
 
-  constructor(req: Req, source: AddressSource<Req>) {
+  constructor(req: Req, source: AddressSource<Req>, priority?: Priority) {
     this.req = req;
+    this.priority = priority;
     this.#source = source;
   }
 

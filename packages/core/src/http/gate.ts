@@ -9,12 +9,16 @@ import { type Denial, renderDenial } from './render';
 import { StatusBudget } from './status-budget';
 import { checkTrust } from './warnings';
 import { waitUnlessAborted } from './wait';
-import type { Decision } from '../decision';
+import type { Decision, LayerResult } from '../decision';
+import type { Priority } from '../limiter-types';
 import type { MaybePromise } from '../thenable';
 import type { AddressSource } from './context';
 import { closedStatus } from './driver';
 import type { HttpDriver, NodeResponse } from './driver';
 import type { HttpConfig } from './options';
+
+/** Screens a request for the status route: its own budget instead of the rules. */
+const STATUS: unique symbol = Symbol('floodgate.status');
 
 /** The client left during the shaping wait; its units were given back. Do nothing more. */
 export const ABORTED: unique symbol = Symbol('floodgate.aborted');
@@ -51,10 +55,14 @@ export class Gate<Req, Res> implements AddressSource<Req> {
     this.driver = driver;
   }
 
-  /** `earlier`: the decision a previous run left on the request (`req.rateLimit`), if any. */
-  check(req: Req, res: Res, earlier?: unknown): MaybePromise<GateResult> {
+  /**
+   * `earlier`: the decision a previous run left on the request (`req.rateLimit`), if any.
+   * `routePriority`: the priority a route gives its requests (the adapters' `.critical`), which
+   * stands for the middleware's.
+   */
+  check(req: Req, res: Res, earlier?: unknown, routePriority?: Priority): MaybePromise<GateResult> {
     try {
-      const result = this.#check(req, res, earlier);
+      const result = this.#check(req, res, earlier, routePriority);
       return isThenable(result) ? result.then(undefined, (error: unknown) => this.#failed(req, res, error)) : result;
     } catch (error) {
       return this.#failed(req, res, error);
@@ -103,17 +111,28 @@ export class Gate<Req, Res> implements AddressSource<Req> {
     return ip;
   }
 
-  #check(req: Req, res: Res, earlier: unknown): MaybePromise<GateResult> {
+  #check(req: Req, res: Res, earlier: unknown, routePriority: Priority | undefined): MaybePromise<GateResult> {
     if (earlier instanceof LimiterDecision && earlier.ownedBy(this)) {
-      this.config.warn(
-        WarningCode.doubleCount,
-        'the same middleware instance ran twice for one request (mounted on both the app and a router?); it counts the request once and lets the second run through',
-      );
+      this.#ranTwice(routePriority);
       return earlier;
     }
     const status = this.statusRouted?.(req) === true;
     if (status) this.#statusAdmitted.add(req as object);
-    return this.#screen(req, res, status);
+    return this.#screen(req, res, status ? STATUS : (routePriority ?? this.config.priority));
+  }
+
+  #ranTwice(routePriority: Priority | undefined): void {
+    if (routePriority === undefined) {
+      this.config.warn(
+        WarningCode.doubleCount,
+        'the same middleware instance ran twice for one request (mounted on both the app and a router?); it counts the request once and lets the second run through',
+      );
+      return;
+    }
+    this.config.warn(
+      WarningCode.priorityLate,
+      `a route's ${routePriority} priority came after the same middleware had already decided the request (mounted app-wide before the route?), so it was decided as any other request; mount the route before the app-wide middleware`,
+    );
   }
 
   /**
@@ -122,7 +141,7 @@ export class Gate<Req, Res> implements AddressSource<Req> {
    * Undefined: let it through; a Denial: the budget is spent.
    */
   admitStatus(req: Req, res: Res): MaybePromise<Denial | undefined> {
-    return this.#screen(req, res, true) as MaybePromise<Denial | undefined>;
+    return this.#screen(req, res, STATUS) as MaybePromise<Denial | undefined>;
   }
 
   /** Whether this middleware already admitted the request to the status route. */
@@ -130,22 +149,23 @@ export class Gate<Req, Res> implements AddressSource<Req> {
     return this.#statusAdmitted.has(req as object);
   }
 
-  /** skip, then allowList, then the limit (or the status route's budget). */
-  #screen(req: Req, res: Res, status: boolean): MaybePromise<GateResult> {
+  /** skip, then allowList, then the limit at the request's priority (or, for STATUS, the status route's budget). */
+  #screen(req: Req, res: Res, priority: Priority | typeof STATUS | undefined): MaybePromise<GateResult> {
     const skip = this.config.skip;
-    if (skip === undefined) return this.#allowList(req, res, status);
+    if (skip === undefined) return this.#allowList(req, res, priority);
     const skipped = this.#predicate(skip, req, undefined);
-    if (isThenable(skipped)) return skipped.then((yes) => (yes ? undefined : this.#allowList(req, res, status)));
-    return skipped ? undefined : this.#allowList(req, res, status);
+    if (isThenable(skipped)) return skipped.then((yes) => (yes ? undefined : this.#allowList(req, res, priority)));
+    return skipped ? undefined : this.#allowList(req, res, priority);
   }
 
-  #allowList(req: Req, res: Res, status: boolean): MaybePromise<GateResult> {
-    const ctx = new RequestContext(req, this);
+  #allowList(req: Req, res: Res, priority: Priority | typeof STATUS | undefined): MaybePromise<GateResult> {
+    const ctx = new RequestContext(req, this, priority === STATUS ? undefined : priority);
     const allowed = this.config.allowed;
-    if (allowed === undefined) return this.#limitOrBudget(ctx, res, status);
+    if (allowed === undefined) return this.#limitOrBudget(ctx, res, priority === STATUS);
     const listed = this.#predicate(allowed, req, this.config.allowedByIp ? ctx.ip : undefined);
-    if (isThenable(listed)) return listed.then((yes) => (yes ? undefined : this.#limitOrBudget(ctx, res, status)));
-    return listed ? undefined : this.#limitOrBudget(ctx, res, status);
+    if (isThenable(listed))
+      return listed.then((yes) => (yes ? undefined : this.#limitOrBudget(ctx, res, priority === STATUS)));
+    return listed ? undefined : this.#limitOrBudget(ctx, res, priority === STATUS);
   }
 
   #limitOrBudget(ctx: RequestContext<Req>, res: Res, status: boolean): MaybePromise<GateResult> {
@@ -200,7 +220,7 @@ export class Gate<Req, Res> implements AddressSource<Req> {
     }
     let decision: MaybePromise<LimiterDecision>;
     try {
-      decision = this.config.engine.decide(ctx, cost);
+      decision = this.config.engine.decide(ctx, cost, ctx.priority);
     } catch (error) {
       if (refused(error)) return this.#refuse(ctx, res, error);
       throw error;
@@ -306,14 +326,19 @@ export function refused(error: unknown): error is InvalidCostError | AlgorithmFu
  * A request of cost 0 charges nothing, but it passes only while the client has room: a cost
  * function that turns a bad input into 0 (`Number('')`) must not open a way past an exhausted
  * limit. Its wait is the exhausted layers' reset, which is never earlier than their first free unit.
+ * A shadow layer is only measured: its being used up refuses nothing.
  */
 function freeButExhausted(decision: LimiterDecision, now: number): Decision | undefined {
-  if (decision.results.every((layer) => layer.remaining >= 1)) return undefined;
+  if (decision.results.every(hasRoom)) return undefined;
   const results = decision.results.map((layer) =>
-    layer.remaining >= 1 ? layer : { ...layer, allowed: false, retryAfter: Math.max(1, layer.resetAt - now) },
+    hasRoom(layer) ? layer : { ...layer, allowed: false, retryAfter: Math.max(1, layer.resetAt - now) },
   );
   const retryAfter = Math.max(...results.map((layer) => layer.retryAfter));
   return { ...decision, allowed: false, retryAfter, delay: 0, results, release: undefined };
+}
+
+function hasRoom(layer: LayerResult): boolean {
+  return layer.shadow || layer.remaining >= 1;
 }
 
 /** A denial that no wait can turn into an admission: no layer numbers, no Retry-After. */

@@ -5,14 +5,14 @@ import { LimiterEngine } from '../engine';
 import { parseHeaderModes } from '../headers';
 import { limiterOf } from '../limiter';
 import { LIMITER_KEYS, parseLimiterOptions } from '../limiter-options';
-import { functionOption, integerOption, rejectUnknownKeys, requireObject } from '../validate';
+import { functionOption, integerOption, priorityOption, rejectUnknownKeys, requireObject } from '../validate';
 import { WarningCode } from '../warnings';
 import { ipMatcher } from './ip-match';
 import { shortFormRule } from './short-form';
 import { claimStorePrefix } from './warnings';
 import type { Decision } from '../decision';
 import type { HeaderModes } from '../headers';
-import type { Limiter, LimiterOptions } from '../limiter-types';
+import type { Limiter, LimiterOptions, Priority } from '../limiter-types';
 import type { FailMode } from '../resilience/options';
 import type { Warn } from '../warnings';
 
@@ -34,6 +34,8 @@ export interface HttpConfig<Req = unknown, Res = unknown, Handler = unknown> {
   message: ((req: Req, decision: Decision) => MaybeAsync<string | object>) | undefined;
   handler: Handler | undefined;
   maxDelay: number | undefined;
+  /** `priority` given as a word: every request this middleware decides has it. */
+  priority: Priority | undefined;
   refundWhen: ((success: boolean) => boolean) | undefined;
   requestWasSuccessful: ((req: Req, res: Res, status: number | undefined) => MaybeAsync<boolean>) | undefined;
   warn: Warn;
@@ -91,6 +93,7 @@ export function parseHttpOptions<Req, Res, Handler>(
     message: parseMessage<Req>(where, raw.message),
     handler: optionalFunction<Handler>(where, raw, 'handler'),
     maxDelay: raw.maxDelay === undefined ? undefined : timerOption(`${where}.maxDelay`, raw.maxDelay, 0),
+    priority: fixedPriority(raw.priority) ? priorityOption(`${where}.priority`, raw.priority) : undefined,
     ...parseOutcomeOptions<Req, Res>(where, raw),
     warn,
   };
@@ -134,8 +137,18 @@ function limiterOptions(where: string, raw: Record<string, unknown>): LimiterOpt
   }
   const passed: Record<string, unknown> = {};
   for (const key of LIMITER_KEYS) if (raw[key] !== undefined) passed[key] = raw[key];
+  // A priority said as a word is the middleware's to give (the limiter takes only a function).
+  if (fixedPriority(raw.priority)) passed.priority = undefined;
   if (short) passed.limits = [shortFormRule(where, raw.limit, raw.window)];
   return passed as unknown as LimiterOptions<unknown>;
+}
+
+/**
+ * True when `priority` is given as a word rather than a function: `'critical'` for a route that is
+ * critical. Any string counts, so that a misspelt one is refused by name rather than by type.
+ */
+export function fixedPriority(value: unknown): boolean {
+  return typeof value === 'string';
 }
 
 function parseAllowList<Req>(

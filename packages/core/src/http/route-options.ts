@@ -1,6 +1,7 @@
 import { DEFAULTS } from '../defaults';
 import { InvalidOptionTypeError, show } from '../errors';
 import { LIMITER_KEYS } from '../limiter-options';
+import { fixedPriority } from './options';
 
 /** Options that change what is counted or where: a route giving one counts on its own. */
 const OWN_COUNTER_KEYS = ['limit', 'window', 'limits', 'store', 'prefix'];
@@ -39,7 +40,10 @@ export function routeOverride(
   const merged: Record<string, unknown> = { ...base };
   if (!OWN_COUNTER_KEYS.some(given)) {
     Object.assign(merged, own);
-    const rebuilt = (LIMITER_KEYS as readonly string[]).some(given);
+    // A priority said as a word is the route's own answer, not a limiter option: the app's limiter serves it.
+    const rebuilt = (LIMITER_KEYS as readonly string[]).some(
+      (key) => given(key) && !(key === 'priority' && fixedPriority(own.priority)),
+    );
     return { options: merged, counters: rebuilt ? 'app-rebuilt' : 'app' };
   }
   if (FORM_KEYS.some(given)) for (const key of FORM_KEYS) delete merged[key];

@@ -1,7 +1,7 @@
 import type { Duration } from '../duration';
 import type { StandardHeaders } from '../headers';
 import type { Decision } from '../decision';
-import type { LimiterOptions, LimitRule } from '../limiter-types';
+import type { LimiterOptions, LimitRule, Priority, PriorityFunction } from '../limiter-types';
 import type { Store } from '../store';
 import type { FloodgateWarning } from '../warnings';
 
@@ -9,7 +9,11 @@ import type { FloodgateWarning } from '../warnings';
 export type RateLimitInfo = Decision & {
   /** Units charged for this request (the `cost` option's answer). */
   readonly cost: number;
-  /** Gives `n` units back (default: the whole cost), e.g. once the real cost is known. Never throws. */
+  /**
+   * Gives `n` units back (default: all that is still charged), e.g. once the real cost is known: at
+   * most what this request was charged, less what it already gave back. Rejects with
+   * `ERR_FLOODGATE_INVALID_COST` for an `n` that is not a whole number >= 0; never for the store.
+   */
   refund(n?: number): Promise<void>;
 };
 
@@ -53,6 +57,13 @@ export interface HttpOwnOptions<Req = unknown, Res = unknown, Handler = never> {
   skipSuccessfulRequests?: boolean;
   /** Default: status < 400. */
   requestWasSuccessful?: (req: Req, res: Res) => boolean | Promise<boolean>;
+  /**
+   * Which requests may use the algorithms' `reserve`: a function of the request (every rule's,
+   * unless a rule has its own), or a word for every request this middleware decides: `'critical'`
+   * on a route that is critical (Fastify `config.rateLimit`, or a middleware of its own). Decide it
+   * from what the server established, never from the URL or a header. Default: every request normal.
+   */
+  priority?: Priority | PriorityFunction<Req>;
   /** Where misconfiguration warnings go. Default `console.warn`. */
   onWarning?: (warning: FloodgateWarning) => void;
   /** What to do when the limiter cannot decide (store out of reach, a key function or cost that throws). Default 'local'. */

@@ -10,6 +10,11 @@ const KIND_CODES: Record<AlgorithmKind, string> = {
   concurrency: 'cc',
 };
 
+/** True for the kind of one of the seven algorithms (each has a Lua twin and a key code). */
+export function isAlgorithmKind(kind: unknown): kind is AlgorithmKind {
+  return typeof kind === 'string' && Object.hasOwn(KIND_CODES, kind);
+}
+
 /** Kinds whose last param is the critical reserve, which changes who may use the state, not its meaning. */
 const RESERVE_LAST = new Set<AlgorithmKind>(['fixedWindow', 'slidingWindow', 'tokenBucket', 'leakyBucket', 'gcra']);
 
