@@ -7,7 +7,7 @@
   A request of cost n adds n * units_per_cost units; it is admitted while the level stays within
   capacity. drain_per_ms units leave every millisecond.
 ]]
---- @include "helpers"
+--- @include "block"
 local bucket_engine
 
 -- Defined on first use, like an algorithm: the three bucket algorithms share it.
@@ -24,10 +24,14 @@ local function load_bucket()
     return level - elapsed * drain, now
   end
 
-  local function decide(key, now, cost, p, shaping, reserve)
+  -- A critical request may use the reserve (its units are in the capacity) and passes a block for
+  -- normal requests only.
+  local function decide(key, now, cost, p, shaping, reserve, critical)
     local units_per_cost, drain = p[3], p[4]
-    local capacity = p[2] - reserve * units_per_cost
-    local stored_level, stored_at, blocked = hash_numbers(key, 'level', 'at', 'bu')
+    local capacity = p[2]
+    if not critical then capacity = capacity - reserve * units_per_cost end
+    local stored_level, stored_at, bu, bn = hash_numbers(key, 'level', 'at', 'bu', 'bn')
+    local blocked = block_end(bu, bn, critical)
     if blocked and blocked > now then return false, 0, blocked, blocked - now, true end
     local level, at = drained(stored_level, stored_at, now, drain)
     local added = cost * units_per_cost

@@ -14,12 +14,14 @@
            costs, each on the keys that follow)
            op  c consume: every enforced layer is decided without writing; only if all allow are
                  the writes applied (shadow layers are written when they allow too); when one
-                 denies, its penalty (if any) blocks its key
+                 denies, its penalty (if any) blocks its key (normal requests only, when a
+                 critical request of cost 1 would pass: the reserve still has room)
                r refund: cost units given back
                p peek: decided at cost, nothing written
                x reset: the keys deleted
                b block: the keys blocked for `cost` ms (an operator's ban)
-               u unblock: the keys' blocks lifted
+               u unblock: the keys' blocks lifted, their strikes forgotten, and the spent quota
+                 (a normal request of cost 1 would be denied) of a layer with a penalty deleted
   reply    { now, then per request: status, then per layer: remaining, reset_at, wait }
            status: 1 when every enforced (not shadow) layer allows, 0 when one denies,
            plus 2 when a key held something no algorithm writes and was reset; -1 when the request
@@ -49,7 +51,7 @@ else
 end
 
 -- The specs: each algorithm's functions (defined on first use), its params, flags and penalty.
-local S_algorithm, S_params, S_shadow, S_critical, S_penalty = {}, {}, {}, {}, {}
+local S_algorithm, S_kind, S_params, S_shadow, S_critical, S_penalty = {}, {}, {}, {}, {}, {}
 local loaded = {}
 local cursor = 3
 for s = 1, int_arg(ARGV[2], 'spec count') do
@@ -62,7 +64,7 @@ for s = 1, int_arg(ARGV[2], 'spec count') do
     loaded[kind] = algorithm
   end
   local flags = int_arg(ARGV[cursor + 1], 'flags')
-  S_algorithm[s], S_shadow[s], S_critical[s] = algorithm, flags % 2 == 1, math.floor(flags / 2) % 2 == 1
+  S_algorithm[s], S_kind[s], S_shadow[s], S_critical[s] = algorithm, kind, flags % 2 == 1, math.floor(flags / 2) % 2 == 1
   local base = int_arg(ARGV[cursor + 2], 'penalty')
   if base > 0 then S_penalty[s] = { base, int_arg(ARGV[cursor + 3], 'penalty'), int_arg(ARGV[cursor + 4], 'penalty') } end
   local p = {}
@@ -103,6 +105,31 @@ local function decide_layer(i, id, cost)
   L_allowed[i], L_remaining[i], L_reset[i], L_wait[i], L_a[i], L_b[i], L_c[i] = allowed, remaining, reset_at, wait, a, b, c
 end
 
+-- A normal request denied while the reserve still has room (a critical request of cost 1 would be
+-- admitted): its penalty holds normal requests only, never the critical ones the reserve is for.
+local function has_reserve(s)
+  local at = S_algorithm[s].reserve_at
+  return at ~= nil and S_params[s][at] > 0
+end
+
+local function reserve_has_room(i, id)
+  local s = L_spec[i]
+  if S_critical[s] or not has_reserve(s) then return false end
+  return (S_algorithm[s].decide(L_key[i], now, 1, id, S_params[s], true))
+end
+
+-- unblock: the blocks lifted and the strikes forgotten; a penalised layer's quota that is spent (a
+-- normal request of cost 1 would be denied) starts afresh, or the next request would be denied and
+-- penalised again. Concurrency slots free themselves as requests end.
+local function unblock_layer(i, id)
+  local s = L_spec[i]
+  local algorithm = S_algorithm[s]
+  unblock(L_key[i], L_strikes[i], algorithm.hash)
+  if S_penalty[s] and S_kind[s] ~= 'concurrency' and not (algorithm.decide(L_key[i], now, 1, id, S_params[s], false)) then
+    reset(L_key[i], nil)
+  end
+end
+
 -- consume and peek: returns the status; the layer numbers are in L_*.
 local function consume(n, id, write)
   local all_allowed = true
@@ -116,6 +143,7 @@ local function consume(n, id, write)
       if L_allowed[i] then
         local s = L_spec[i]
         S_algorithm[s].write(L_key[i], now, L_cost[i], L_cost_arg[i], id, S_params[s], L_reset[i], L_a[i], L_b[i], L_c[i])
+        if S_critical[s] and S_penalty[s] and has_reserve(s) then keep_normal_block(L_key[i], now) end
       end
     end
     return 1
@@ -128,7 +156,7 @@ local function consume(n, id, write)
     elseif S_penalty[s] and not S_shadow[s] and L_a[i] ~= true then
       -- L_a is true when the denial was a block already: a penalty does not extend it.
       local penalty = S_penalty[s]
-      local until_at = penalize(L_key[i], L_strikes[i], S_algorithm[s].hash, now, penalty[1], penalty[2], penalty[3], now + L_wait[i])
+      local until_at = penalize(L_key[i], L_strikes[i], S_algorithm[s].hash, now, penalty[1], penalty[2], penalty[3], now + L_wait[i], reserve_has_room(i, id))
       L_remaining[i], L_reset[i], L_wait[i] = 0, until_at, until_at - now
     end
   end
@@ -150,8 +178,9 @@ local function operate(op, n, id)
       decide_layer(i, id, 0)
       block_until(L_key[i], algorithm.hash, now, now + L_cost[i])
     elseif op == 'u' then
+      -- Decided first, as for a block: a key of another type is reset before anything reads it.
       decide_layer(i, id, 0)
-      unblock(L_key[i], L_strikes[i], algorithm.hash)
+      unblock_layer(i, id)
     else
       error({ err = 'ERR floodgate: unknown operation ' .. tostring(op) })
     end

@@ -7,7 +7,7 @@
   in the same window only add their cost to the count. (Formatting numbers as text is what costs
   most in a script: this writes none after the first.)
 ]]
---- @include "helpers"
+--- @include "block"
 NPARAMS.fixedWindow = 3
 LOADERS.fixedWindow = function()
   local function window_start(start, now, window)
@@ -18,10 +18,12 @@ LOADERS.fixedWindow = function()
 
   return {
     hash = true,
+    reserve_at = 3,
     decide = function(key, now, cost, _, p, critical)
       local limit, window = p[1], p[2]
       if not critical then limit = limit - p[3] end
-      local stored_start, stored_count, blocked = hash_numbers(key, 'start', 'count', 'bu')
+      local stored_start, stored_count, bu, bn = hash_numbers(key, 'start', 'count', 'bu', 'bn')
+      local blocked = block_end(bu, bn, critical)
       if blocked and blocked > now then return false, 0, blocked, blocked - now, true end
       local start = window_start(stored_start, now, window)
       local count = 0

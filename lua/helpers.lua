@@ -4,14 +4,16 @@
 
   Every algorithm file declares NPARAMS.kind = N and LOADERS.kind = function() ... end. The loader
   runs only when a call uses that kind, so a call pays for defining the algorithms it uses and no
-  others. It returns a table: `hash` (true when the key is a hash, false for a sorted set) and
-  three functions; p holds the algorithm's integer params, in the order of Algorithm.params in
+  others. It returns a table: `hash` (true when the key is a hash, false for a sorted set),
+  `reserve_at` (the index of the reserve in p, for the algorithms that take one) and three
+  functions; p holds the algorithm's integer params, in the order of Algorithm.params in
   TypeScript:
     decide(key, now, cost, id, p, critical) -> allowed, remaining, reset_at, wait, a, b, c
       allowed is a boolean; the numbers are integers; wait is the shaping delay when allowed and
       the retry-after when denied (always >= 1 then); a, b, c is the state to write if every layer
       of the request allows. A request that is not `critical` may not use the algorithm's reserve
-      (its last param, where it has one). A blocked key denies until its block ends (block.lua).
+      (its last param, where it has one). A blocked key denies until its block ends (block.lua);
+      a block for normal requests only does not hold a critical one.
     write(key, now, cost, cost_arg, id, p, reset_at, a, b, c) stores that state with a TTL;
       cost_arg is the cost as it came in ARGV, to write without turning a number into text again
     refund(key, now, cost, id, p) gives cost units back, never below zero

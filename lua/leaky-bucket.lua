@@ -11,8 +11,9 @@ LOADERS.leakyBucket = function()
   local bucket = load_bucket()
   return {
     hash = true,
+    reserve_at = 6,
     decide = function(key, now, cost, _, p, critical)
-      return bucket.decide(key, now, cost, p, p[5] == 1, critical and 0 or p[6])
+      return bucket.decide(key, now, cost, p, p[5] == 1, p[6], critical)
     end,
     write = function(key, now, _, _, _, _, reset_at, level, at) bucket.write(key, now, reset_at, level, at) end,
     refund = function(key, now, cost, _, p) bucket.refund(key, now, cost, p) end,

@@ -4,7 +4,7 @@
   KEY   hash { start = current window start (epoch ms), curr = its count, prev = the previous window's }
   p     { limit, window (ms), reserve (units only critical requests may use) }
 ]]
---- @include "helpers"
+--- @include "block"
 NPARAMS.slidingWindow = 3
 LOADERS.slidingWindow = function()
   -- The counters as seen at now: start, elapsed, curr, prev. A clock that went backwards stays in the
@@ -39,10 +39,12 @@ LOADERS.slidingWindow = function()
 
   return {
     hash = true,
+    reserve_at = 3,
     decide = function(key, now, cost, _, p, critical)
       local limit, window = p[1], p[2]
       if not critical then limit = limit - p[3] end
-      local stored_start, stored_curr, stored_prev, blocked = hash_numbers(key, 'start', 'curr', 'prev', 'bu')
+      local stored_start, stored_curr, stored_prev, bu, bn = hash_numbers(key, 'start', 'curr', 'prev', 'bu', 'bn')
+      local blocked = block_end(bu, bn, critical)
       if blocked and blocked > now then return false, 0, blocked, blocked - now, true end
       local start, elapsed, curr, prev = view(stored_start, stored_curr, stored_prev, now, window)
       local weighted = prev * (window - elapsed)

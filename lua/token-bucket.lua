@@ -10,8 +10,9 @@ LOADERS.tokenBucket = function()
   local bucket = load_bucket()
   return {
     hash = true,
+    reserve_at = 5,
     decide = function(key, now, cost, _, p, critical)
-      return bucket.decide(key, now, cost, p, false, critical and 0 or p[5])
+      return bucket.decide(key, now, cost, p, false, p[5], critical)
     end,
     write = function(key, now, _, _, _, _, reset_at, level, at) bucket.write(key, now, reset_at, level, at) end,
     refund = function(key, now, cost, _, p) bucket.refund(key, now, cost, p) end,

@@ -1,4 +1,4 @@
-import { byIp, fixedWindow } from '@floodgate/core';
+import { byHeader, byIp, fixedWindow } from '@floodgate/core';
 import { describe, expect, it } from 'vitest';
 import { contextOf } from '../helpers/context.ts';
 import { frameworks, withApps } from './support/controls-apps.ts';
@@ -17,6 +17,14 @@ const TRUSTED = ['127.0.0.1'];
 const from = (ip: string) => ({ 'x-forwarded-for': ip });
 const alice = from('203.0.113.5');
 const bob = from('203.0.113.6');
+
+/** A per-client layer beside a global ceiling and a tenant layer keyed by a header any client can send. */
+const shared = [
+  { name: 'ip', key: byIp(), algorithm: fixedWindow({ limit: 5, window: '1m' }) },
+  { name: 'global', key: () => 'charges', algorithm: fixedWindow({ limit: 100, window: '1m' }) },
+  { name: 'tenant', key: byHeader('x-tenant-id'), algorithm: fixedWindow({ limit: 50, window: '1m' }) },
+];
+const of = (ip: string, tenant: string) => ({ ...from(ip), 'x-tenant-id': tenant });
 
 const oneRule = [{ name: 'ip', key: byIp(), algorithm: fixedWindow({ limit: 3, window: '1m' }) }];
 const twoRules = [
@@ -147,6 +155,63 @@ describe.each(storeNames)('%s store', (storeName) => {
           expect(rejected.json.code, path).toBe('ERR_FLOODGATE_INVALID_OPTION');
         }
         expect((await call(app.url, '/control/block?ms=60000&rule=nope', bob)).json.message).toContain('nope');
+        expect((await call(app.url, '/', bob)).status).toBe(200);
+      });
+    });
+    it('block, reset and unblock for one request never touch a key other clients share: a global ceiling, a client-named tenant', async () => {
+      const b = backend(storeName);
+      await withApps([framework.start(b.options({ limits: shared }), TRUSTED)], async (app) => {
+        const alice = of('203.0.113.5', 'acme');
+        const bob = of('203.0.113.6', 'acme');
+        const carol = of('203.0.113.7', 'globex');
+        for (const client of [alice, alice, bob, carol]) expect((await call(app.url, '/', client)).status).toBe(200);
+        // A scanner claiming to be of acme hits the honeypot; alice asks for a fresh quota.
+        const scanner = of('198.51.100.66', 'acme');
+        expect((await call(app.url, '/control/block?ms=3600000', scanner)).status).toBe(200);
+        expect((await call(app.url, '/control/reset', alice)).status).toBe(200);
+        const refused = await call(app.url, '/', scanner);
+        expect([refused.status, refused.json['violated-policies']]).toEqual([429, ['ip']]);
+        for (const client of [alice, bob, carol]) expect((await call(app.url, '/', client)).status).toBe(200);
+        // The shared counts remember every client's requests: 4, then 3 more (the scanner's was refused).
+        const standing = await call(app.url, '/control/peek?cost=0', carol);
+        expect(standing.json.results.map((layer: { remaining: number }) => layer.remaining)).toEqual([3, 93, 48]);
+        expect((await call(app.url, '/control/unblock', scanner)).status).toBe(200);
+        expect((await call(app.url, '/control/peek?cost=0', bob)).json.results[2].remaining).toBe(45);
+      });
+    });
+
+    it('a shared rule is reset or blocked when the operator names it', async () => {
+      const b = backend(storeName);
+      await withApps([framework.start(b.options({ limits: shared }), TRUSTED)], async (app) => {
+        for (let i = 0; i < 3; i++) await call(app.url, '/', of('203.0.113.5', 'acme'));
+        expect((await call(app.url, '/control/reset?rule=global', of('192.0.2.1', 'ops'))).status).toBe(200);
+        const standing = await call(app.url, '/control/peek?cost=0', of('203.0.113.5', 'acme'));
+        expect(standing.json.results.map((layer: { remaining: number }) => layer.remaining)).toEqual([2, 100, 47]);
+        expect((await call(app.url, '/control/block?ms=60000&rule=tenant', of('192.0.2.1', 'acme'))).status).toBe(200);
+        expect((await call(app.url, '/', of('203.0.113.8', 'acme'))).json['violated-policies']).toEqual(['tenant']);
+        expect((await call(app.url, '/', of('203.0.113.8', 'globex'))).status).toBe(200);
+      });
+    });
+
+    it('a penalty on a shared rule is refused when the middleware is made, with a coded error', async () => {
+      const b = backend(storeName);
+      const limits = [{ ...(shared[1] as (typeof shared)[1]), blockDuration: '1h' }];
+      await expect(framework.start(b.options({ limits }), TRUSTED)).rejects.toMatchObject({
+        code: 'ERR_FLOODGATE_INVALID_OPTION',
+        message: expect.stringContaining('block every client'),
+      });
+    });
+
+    it('a selector that is not { rule } (a bare rule name) rejects with a coded error and resets nothing', async () => {
+      const b = backend(storeName);
+      await withApps([framework.start(b.options({ limits: twoRules }), TRUSTED)], async (app) => {
+        expect(await statuses(app.url, 3, '/', alice)).toEqual([200, 200, 429]);
+        for (const op of ['reset', 'unblock', 'block?ms=60000&']) {
+          const rejected = await call(app.url, `/control/${op}${op.endsWith('&') ? '' : '?'}selector=ip`, alice);
+          expect(rejected.status, op).toBe(400);
+          expect(rejected.json.code, op).toBe('ERR_FLOODGATE_INVALID_OPTION');
+        }
+        expect((await call(app.url, '/', alice)).status).toBe(429);
         expect((await call(app.url, '/', bob)).status).toBe(200);
       });
     });

@@ -127,6 +127,47 @@ describe.each(storeNames)('%s store', (storeName) => {
       });
     });
 
+    it('unblock lets a penalised client in at once: its next request in the same window is admitted, not penalised again', async () => {
+      const b = backend(storeName);
+      await withApps([framework.start(b.options({ limits: escalating }))], async (app) => {
+        expect(await offend(app.url)).toBe('300');
+        b.now = T0 + 10_000;
+        expect((await call(app.url, '/control/unblock')).status).toBe(200);
+        // The quota the penalty was given for is spent: unblock starts it afresh.
+        expect((await call(app.url)).json).toMatchObject({ allowed: true, remaining: 1 });
+        expect((await call(app.url)).status).toBe(200);
+        // A new offence, counted as the first again.
+        expect(retryAfter(await call(app.url))).toBe('300');
+      });
+    });
+
+    it('a penalty given while the reserve has room holds normal requests only: critical ones still use the reserve', async () => {
+      const b = backend(storeName);
+      const priority = (req: unknown) => (framework.headerOf(req, 'x-priority') === 'critical' ? 'critical' : 'normal');
+      const limits = [
+        {
+          name: 'charges',
+          key: byIp(),
+          algorithm: fixedWindow({ limit: 5, window: '1m', reserve: 2 }),
+          blockDuration: '5m',
+        },
+      ];
+      const critical = { 'x-priority': 'critical' };
+      await withApps([framework.start(b.options({ limits, priority }))], async (app) => {
+        expect(await statuses(app.url, 4)).toEqual([200, 200, 200, 429]);
+        expect(retryAfter(await call(app.url))).toBe('300');
+        for (let remaining = 1; remaining >= 0; remaining--) {
+          expect((await call(app.url, '/', critical)).json).toMatchObject({ allowed: true, limit: 5, remaining });
+        }
+        // The reserve is spent too: a critical request's denial blocks every request.
+        const spent = await call(app.url, '/', critical);
+        expect([spent.status, retryAfter(spent)]).toEqual([429, '300']);
+        b.now = T0 + 100_000;
+        expect(retryAfter(await call(app.url, '/', critical))).toBe('200');
+        expect(retryAfter(await call(app.url))).toBe('200');
+      });
+    });
+
     it('a shadow rule with blockDuration never blocks', async () => {
       const b = backend(storeName);
       const limits = [

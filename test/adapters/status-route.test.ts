@@ -1,14 +1,15 @@
-import { byIp, fixedWindow, tokenBucket } from '@floodgate/core';
+import { byHeader, byIp, fixedWindow, tokenBucket } from '@floodgate/core';
 import { describe, expect, it } from 'vitest';
 import { frameworks, withApps } from './support/controls-apps.ts';
-import { backend, storeNames, T0s, useRedisBackend } from './support/controls-backend.ts';
+import { backend, storeNames, T0, T0s, useRedisBackend } from './support/controls-backend.ts';
 import { call, statuses } from './support/controls-routes.ts';
 import type { Answer } from './support/controls-routes.ts';
 
 /**
  * The status route (GitHub's /rate_limit): Express and Hono `rateLimitStatus(middleware)`, Fastify
- * `fastify.floodgate.status`. Its body agrees with its headers, it never costs a unit (ahead of the
- * limit or behind it), it answers a limited client, and it keeps shadow rules to itself.
+ * `fastify.floodgate.status`. Its body agrees with its headers, it never costs a unit, it answers a
+ * limited client wherever it is mounted, it has a limit of its own, and it reports the caller's own
+ * layers only (not shadow rules, not a key other clients share).
  */
 
 useRedisBackend();
@@ -97,20 +98,84 @@ describe.each(storeNames)('%s store', (storeName) => {
       });
     });
 
-    it('behind the limit, it gives back the unit charged for asking, and agrees with its headers', async () => {
+    it('mounted after the app-wide middleware, or in a router, it still answers a client the middleware limits, and charges nothing', async () => {
       const b = backend(storeName);
       await withApps([framework.start(b.options({ limits }))], async (app) => {
-        for (let i = 0; i < 50; i++) {
-          const status = await call(app.url, '/behind/rate_limit');
+        for (let i = 0; i < 20; i++) {
+          for (const path of ['/behind/rate_limit', '/nested/rate_limit']) {
+            const status = await call(app.url, path);
+            expect(status.status, path).toBe(200);
+            expect(status.json.resources, path).toEqual(FULL);
+            expectAgreement(status);
+          }
+        }
+        expect(await statuses(app.url, 6)).toEqual([200, 200, 200, 200, 200, 429]);
+        for (const path of ['/behind/rate_limit', '/nested/rate_limit']) {
+          const status = await call(app.url, path);
+          expect(status.status, path).toBe(200);
+          expect(status.json.resources.minute, path).toEqual({ limit: 5, remaining: 0, used: 5, reset: T0s + 60 });
+          expectAgreement(status);
+        }
+        expect(b.codes()).not.toContain('WARN_FLOODGATE_STATUS_BEHIND');
+      });
+    });
+
+    it('called from a limited handler the middleware cannot tell apart, it gives back the unit, and warns that a limited client gets 429 there', async () => {
+      const b = backend(storeName);
+      await withApps([framework.start(b.options({ limits }))], async (app) => {
+        for (let i = 0; i < 10; i++) {
+          const status = await call(app.url, '/wrapped/rate_limit');
           expect(status.status).toBe(200);
           expect(status.json.resources).toEqual(FULL);
           expectAgreement(status);
         }
-        expect((await call(app.url, '/')).json.remaining).toBe(4);
-        expect(await statuses(app.url, 4)).toEqual([200, 200, 200, 200]);
-        // The limit still guards the route itself.
-        expect((await call(app.url, '/behind/rate_limit')).status).toBe(429);
-        expect((await call(app.url, '/rate_limit')).json.resources.minute.used).toBe(5);
+        expect(b.codes()).toEqual(['WARN_FLOODGATE_STATUS_BEHIND']);
+        expect(await statuses(app.url, 6)).toEqual([200, 200, 200, 200, 200, 429]);
+        expect((await call(app.url, '/wrapped/rate_limit')).status).toBe(429);
+      });
+    });
+
+    it('has a limit of its own per client address: 60 a minute, refused beyond with Retry-After, the store not asked', async () => {
+      const b = backend(storeName);
+      const peeks: string[] = [];
+      const onStoreCall = ({ operation }: { operation: string }) => {
+        if (operation === 'peek') peeks.push(operation);
+      };
+      const from = (ip: string) => ({ 'x-forwarded-for': ip });
+      await withApps([framework.start(b.options({ limits, onStoreCall }), ['127.0.0.1'])], async (app) => {
+        for (const path of ['/rate_limit', '/behind/rate_limit']) {
+          for (let i = 0; i < 30; i++) expect((await call(app.url, path, from('198.51.100.1'))).status).toBe(200);
+        }
+        const refused = await call(app.url, '/rate_limit', from('198.51.100.1'));
+        expect([refused.status, refused.headers['retry-after']]).toEqual([429, '60']);
+        expect((await call(app.url, '/behind/rate_limit', from('198.51.100.1'))).status).toBe(429);
+        expect((await call(app.url, '/rate_limit', from('198.51.100.2'))).status).toBe(200);
+        if (storeName === 'redis') expect(peeks).toHaveLength(61);
+        // The rules were never charged for it, and the next minute it answers again.
+        expect((await call(app.url, '/', from('198.51.100.1'))).json.remaining).toBe(4);
+        b.now = T0 + 60_000;
+        expect((await call(app.url, '/rate_limit', from('198.51.100.1'))).status).toBe(200);
+      });
+    });
+
+    it("reports the caller's own layers only: a global ceiling's and a tenant's usage are other clients' traffic", async () => {
+      const b = backend(storeName);
+      const mixed = [
+        { name: 'ip', key: byIp(), algorithm: fixedWindow({ limit: 5, window: '1m' }) },
+        { name: 'global', key: () => 'charges', algorithm: fixedWindow({ limit: 100, window: '1m' }) },
+        { name: 'tenant', key: byHeader('x-tenant-id'), algorithm: fixedWindow({ limit: 50, window: '1m' }) },
+      ];
+      const acme = { 'x-tenant-id': 'acme' };
+      await withApps([framework.start(b.options({ limits: mixed }))], async (app) => {
+        expect(await statuses(app.url, 3, '/', acme)).toEqual([200, 200, 200]);
+        for (const path of ['/rate_limit', '/behind/rate_limit']) {
+          const status = await call(app.url, path, acme);
+          expect(status.json, path).toEqual({
+            resources: { ip: { limit: 5, remaining: 2, used: 3, reset: T0s + 60 } },
+          });
+          expect(status.headers['ratelimit-policy'], path).toBe('"ip";q=5;w=60');
+          expectAgreement(status);
+        }
       });
     });
 

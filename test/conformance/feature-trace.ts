@@ -218,6 +218,8 @@ const SCALE_MS = 2000;
 export interface Coverage {
   denied: number;
   penalised: number;
+  /** Penalties given to a normal request while the reserve still had room: they hold normal requests only. */
+  reserveKept: number;
   escalated: number;
   reserveUsed: number;
   shadowDenied: number;
@@ -249,7 +251,15 @@ export async function replay(options: ReplayOptions): Promise<{ coverage: Covera
   const held: Held = new Map();
   let ids = 0;
   const nextId = () => `req-${++ids}`;
-  const coverage: Coverage = { denied: 0, penalised: 0, escalated: 0, reserveUsed: 0, shadowDenied: 0, controls: 0 };
+  const coverage: Coverage = {
+    denied: 0,
+    penalised: 0,
+    reserveKept: 0,
+    escalated: 0,
+    reserveUsed: 0,
+    shadowDenied: 0,
+    controls: 0,
+  };
   for (let step = 0, done = 0; done < options.operations; step++) {
     now = advance(random.chance(0.05) ? random.int(SCALE_MS, SCALE_MS * 3) : random.int(1, SCALE_MS / 10));
     // Now and then every key at cost 0: shows a block or a state that differs where no request looks.
@@ -321,6 +331,8 @@ export interface LookAhead {
   own: LayerOutcome[];
   /** Whether each key was blocked: only a block denies a critical request of cost 0. */
   blocked: boolean[];
+  /** Whether the reserve had room: a critical request of cost 1 would pass. */
+  room: boolean[];
 }
 
 export function lookAhead(memory: MemoryStore, op: FeatureOp & { op: 'consume' }): LookAhead {
@@ -333,6 +345,7 @@ export function lookAhead(memory: MemoryStore, op: FeatureOp & { op: 'consume' }
     normal: at({ critical: false }),
     own: memory.peekNow(op.calls, op.requestId),
     blocked: at({ cost: 0, critical: true }).map((outcome) => !outcome.allowed),
+    room: at({ cost: 1, critical: true }).map((outcome) => outcome.allowed),
   };
 }
 
@@ -358,6 +371,7 @@ function count(
     const penalty = call.penalty;
     if (admitted || outcome.allowed || call.shadow || penalty === undefined || before.blocked[i]) continue;
     coverage.penalised += 1;
+    if (!call.critical && call.algorithm.reserve > 0 && before.room[i]) coverage.reserveKept += 1;
     // Longer than both the first penalty and the algorithm's own wait: only escalation makes that.
     if (outcome.retryAfter > Math.max(penalty.duration, before.own[i]?.retryAfter ?? 0)) coverage.escalated += 1;
   }

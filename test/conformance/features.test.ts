@@ -49,13 +49,21 @@ describe.each(CASES)('$kind with reserve, penalties, control operations, $script
     // A trace of random rules misses a feature now and then (an escalation hidden behind a longer
     // wait of the algorithm's own: about 1 trace in 400): another trace, on a fresh seed, adds to
     // the coverage. Every trace is compared in full.
-    const coverage = { denied: 0, penalised: 0, escalated: 0, reserveUsed: 0, shadowDenied: 0, controls: 0 };
+    const coverage = {
+      denied: 0,
+      penalised: 0,
+      escalated: 0,
+      reserveUsed: 0,
+      reserveKept: 0,
+      shadowDenied: 0,
+      controls: 0,
+    };
     const covered = () =>
       coverage.denied > 100 &&
       coverage.penalised > 10 &&
       coverage.escalated > 0 &&
       coverage.controls > 100 &&
-      (!WITH_RESERVE.has(kind) || coverage.reserveUsed > 0) &&
+      (!WITH_RESERVE.has(kind) || (coverage.reserveUsed > 0 && coverage.reserveKept > 0)) &&
       (shadow !== 'always' || coverage.shadowDenied > 0);
     for (let traces = 0; traces < 3 && !covered(); traces++) {
       const run = await trace({ kinds: [kind], operations: 4000, rules: { strikes: 'long', shadow }, scripts });
@@ -66,7 +74,10 @@ describe.each(CASES)('$kind with reserve, penalties, control operations, $script
     expect(coverage.penalised, seen).toBeGreaterThan(10);
     expect(coverage.escalated, seen).toBeGreaterThan(0);
     expect(coverage.controls, seen).toBeGreaterThan(100);
-    if (WITH_RESERVE.has(kind)) expect(coverage.reserveUsed, seen).toBeGreaterThan(0);
+    if (WITH_RESERVE.has(kind)) {
+      expect(coverage.reserveUsed, seen).toBeGreaterThan(0);
+      expect(coverage.reserveKept, seen).toBeGreaterThan(0);
+    }
     if (shadow === 'always') expect(coverage.shadowDenied, seen).toBeGreaterThan(0);
   });
 });

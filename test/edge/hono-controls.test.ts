@@ -106,6 +106,29 @@ describe('@floodgate/hono in workerd, DurableObjectStore', () => {
     expect(await offend('a')).toBe('300');
   });
 
+  it('unblock lets a penalised client in at once: its next request in the same window is admitted', async () => {
+    const client = from('198.51.100.17');
+    for (let i = 0; i < 2; i++) expect((await call('/limited/login/x', client)).status).toBe(200);
+    expect((await call('/limited/login/x', client)).retryAfter).toBe('300');
+    await at(10_000);
+    // Through the Worker that answers next: another keeps the denial it cached until its retry time.
+    expect((await control('login', 'unblock', client)).status).toBe(200);
+    expect((await call('/limited/login/x', client)).json).toMatchObject({ allowed: true, remaining: 1 });
+  });
+
+  it('a penalty given while the reserve has room holds normal requests only: critical ones still use it', async () => {
+    const normal = from('198.51.100.18');
+    const critical = from('198.51.100.18', { 'x-priority': 'critical' });
+    for (let i = 0; i < 3; i++) expect((await call('/limited/reserve-penalty/x', normal)).status).toBe(200);
+    expect((await call('/limited/reserve-penalty/x', normal, 'b')).retryAfter).toBe('300');
+    for (let remaining = 1; remaining >= 0; remaining--) {
+      const answer = await call('/limited/reserve-penalty/x', critical, 'b');
+      expect(answer.json).toMatchObject({ allowed: true, limit: 5, remaining });
+    }
+    expect((await call('/limited/reserve-penalty/x', critical)).retryAfter).toBe('300');
+    expect((await call('/limited/reserve-penalty/x', normal)).retryAfter).toBe('300');
+  });
+
   it("the operator's block covers each of the request's keys, in every object, until unblock", async () => {
     const blocked = from('198.51.100.13', { 'x-user': 'u13' });
     expect((await control('pair', 'block', blocked, '?for=1m')).json).toEqual({ done: 'block' });

@@ -235,6 +235,44 @@ describe('block, unblock, reset', () => {
     expect((await store.consume([call], 'after'))[0]).toMatchObject({ allowed: true, remaining: 8 });
   });
 
+  it.each(ALGORITHM_KINDS)(
+    'unblock starts the spent %s quota of a layer with a penalty afresh, in both stores (concurrency keeps the slots in flight)',
+    async (kind) => {
+      const { store } = drivenStore(`unblock-spent-${kind}`);
+      const memory = new MemoryStore({ clock: () => START });
+      const penalty: Penalty = { duration: HOUR, period: 0, max: HOUR };
+      const call = { key: layerKey('s', kind), algorithm: ROOMY[kind](), cost: 10, penalty };
+      for (const each of [store, memory]) {
+        await each.consume([call], 'fill');
+        await each.unblock([call]);
+        const next = (await each.consume([{ ...call, cost: 1 }], 'next'))[0];
+        expect(next?.allowed, `${kind} ${each.constructor.name}`).toBe(kind !== 'concurrency');
+      }
+    },
+  );
+
+  it('unblock keeps a quota that is not spent, and the count of a layer without a penalty, in both stores', async () => {
+    const { store } = drivenStore('unblock-kept');
+    const memory = new MemoryStore({ clock: () => START });
+    const penalty: Penalty = { duration: HOUR, period: 0, max: HOUR };
+    const algorithm = fixedWindow({ limit: 10, window: '1h', reserve: 2 });
+    const partly = { key: layerKey('k', 'x'), algorithm, cost: 7, penalty };
+    const plain = { key: layerKey('k', 'y'), algorithm, cost: 8 };
+    for (const each of [store, memory]) {
+      await each.consume([partly], 'used');
+      await each.consume([plain], 'spent');
+      await each.unblock([partly, plain]);
+      const standing = await each.consume(
+        [
+          { ...partly, cost: 0 },
+          { ...plain, cost: 0 },
+        ],
+        'standing',
+      );
+      expect(standing.map((outcome) => outcome.remaining)).toEqual([1, 0]);
+    }
+  });
+
   it.each(ALGORITHM_KINDS)('reset deletes a %s key’s state, block and strikes', async (kind) => {
     const { store, prefix } = drivenStore(`reset-${kind}`);
     const penalty: Penalty = { duration: 30_000, period: HOUR, max: 240_000 };
@@ -350,6 +388,23 @@ describe('penalties', () => {
       clock.now += length ?? 0;
     }
     expect(lengths).toEqual([10_000, 20_000, 40_000, 70_000, 70_000, 70_000]);
+  });
+
+  it('a penalty given while the reserve has room outlives the writes of the critical requests it lets through', async () => {
+    const { store, clock, prefix } = drivenStore('penalty-reserve');
+    const algorithm = fixedWindow({ limit: 5, window: 1000, reserve: 2 });
+    const penalty: Penalty = { duration: 30_000, period: 0, max: 30_000 };
+    const normal = { key: layerKey('ip', 'r'), algorithm, cost: 3, penalty };
+    const critical = { ...normal, cost: 1, critical: true };
+    await store.consume([normal], 'fill');
+    expect((await store.consume([{ ...normal, cost: 1 }], 'over'))[0]).toEqual(blockedUntil(START + 30_000, START, 3));
+    // A new window: the critical request's write sets the key's TTL for a window of 1 s.
+    clock.now = START + 1000;
+    expect((await store.consume([critical], 'critical'))[0]).toMatchObject({ allowed: true, limit: 5, remaining: 4 });
+    expect(await suite.client.pttl(prefix + normal.key)).toBeGreaterThan(20_000);
+    expect((await store.consume([{ ...normal, cost: 1 }], 'still'))[0]).toEqual(
+      blockedUntil(START + 30_000, clock.now, 3),
+    );
   });
 
   it('an operator’s block leaves the strikes; unblock forgets them', async () => {
@@ -507,6 +562,7 @@ describe('the strikes key', () => {
         {
           name: 'ip',
           key: (ctx) => ctx.req,
+          scope: 'client',
           algorithm: fixedWindow({ limit: 1, window: '1d' }),
           blockDuration: 1000,
           escalate: { period: '1h', max: '1m' },

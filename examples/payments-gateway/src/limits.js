@@ -45,6 +45,8 @@ export function gatewayLimits({ tiers = TIERS, processor = PROCESSOR_CEILING } =
     {
       name: 'merchant',
       key: (ctx) => ctx.req.merchant?.id,
+      // One merchant's own key (set by authentication): the status route shows it to that merchant.
+      scope: 'client',
       // Also asked for requests without a merchant (the layer then does not apply, and the answer
       // is unused): any tier will do for them.
       algorithm: (request) => tiers[request.merchant?.tier ?? 'starter'] ?? tiers.starter,
@@ -52,6 +54,8 @@ export function gatewayLimits({ tiers = TIERS, processor = PROCESSOR_CEILING } =
     {
       name: 'ip',
       key: (ctx) => (ctx.req.merchant === undefined ? clientIp(ctx) : undefined),
+      // One client's address (a function of ours, so Floodgate cannot tell): its penalty is that client's.
+      scope: 'client',
       algorithm: slidingWindow({ limit: 20, window: '1m' }),
       blockDuration: '10m',
     },

@@ -1,5 +1,5 @@
-import { consumeLayers, peekLayers } from '@floodgate/core/store';
-import { BLOCK, STATE, STRIKES } from './entry-table';
+import { consumeLayers, peekLayers, quotaSpent } from '@floodgate/core/store';
+import { BLOCK, NORMAL_BLOCK, STATE, STRIKES } from './entry-table';
 import { StoredLayers } from './stored-layers';
 import { waitsForPending, untilSettled } from './settling';
 import type { LayerCall, LayerOutcome, Outcome } from '@floodgate/core/store';
@@ -87,7 +87,8 @@ function consume(request: WireRequest, calls: LayerCall[], states: StoredLayers,
 /** refund, reset, block, unblock: what each does to every layer's key. */
 function change(request: WireRequest, calls: LayerCall[], states: StoredLayers, object: ObjectState): void {
   const { now, pending } = object;
-  for (const { key, algorithm, cost } of calls) {
+  for (const call of calls) {
+    const { key, algorithm, cost } = call;
     switch (request.op) {
       case 'refund': {
         pending.settle(key, request.id);
@@ -99,7 +100,7 @@ function change(request: WireRequest, calls: LayerCall[], states: StoredLayers, 
       }
       case 'reset':
         pending.forget(key);
-        states.delete(key, [STATE, BLOCK, STRIKES]);
+        states.delete(key, [STATE, BLOCK, NORMAL_BLOCK, STRIKES]);
         break;
       case 'block': {
         const duration = request.duration as number;
@@ -107,7 +108,12 @@ function change(request: WireRequest, calls: LayerCall[], states: StoredLayers, 
         break;
       }
       case 'unblock':
-        states.delete(key, [BLOCK, STRIKES]);
+        states.delete(key, [BLOCK, NORMAL_BLOCK, STRIKES]);
+        // A penalised layer's spent quota starts afresh, as in MemoryStore: the next request must not be penalised again.
+        if (quotaSpent(call, states.state(key), now)) {
+          pending.forget(key);
+          states.delete(key, [STATE]);
+        }
         break;
     }
   }

@@ -6,11 +6,16 @@ import type { SqlStorageLike } from './types';
  */
 const TABLE = 'floodgate_entries';
 
-/** What a row holds for its key: the algorithm's state (JSON), a block (when it ends, epoch ms), or strikes (JSON: count and time of the last). */
+/**
+ * What a row holds for its key: the algorithm's state (JSON), a block (when it ends, epoch ms),
+ * strikes (JSON: count and time of the last), or a block of normal requests only (a penalty given
+ * while the reserve had room; when it ends).
+ */
 export const STATE = 0;
 export const BLOCK = 1;
 export const STRIKES = 2;
-export type EntryKind = typeof STATE | typeof BLOCK | typeof STRIKES;
+export const NORMAL_BLOCK = 3;
+export type EntryKind = typeof STATE | typeof BLOCK | typeof STRIKES | typeof NORMAL_BLOCK;
 
 export interface Entry {
   kind: EntryKind;
@@ -23,7 +28,7 @@ export interface Entry {
 }
 
 /**
- * The object's storage in SQLite: up to three rows per key, one per kind. Each row carries two
+ * The object's storage in SQLite: up to four rows per key, one per kind. Each row carries two
  * times: when it stops counting by the clock decisions are made with (the store's `clock` when it
  * has one), and when the alarm may delete it by the object's own clock. Without a `clock` they are
  * the same instant. Every call is synchronous, so a decision that reads, decides and writes is one

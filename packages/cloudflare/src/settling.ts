@@ -17,7 +17,7 @@ export function waitsForPending(
 ): boolean {
   const charges = pending.of(call.key, now);
   if (charges.length === 0) return false;
-  const until = states.blockedUntil(call.key);
+  const until = states.blockedUntil(call.key, call.critical === true);
   if (until !== undefined && until > now) return false;
   const { algorithm, cost, critical } = call;
   const state = states.state(call.key);

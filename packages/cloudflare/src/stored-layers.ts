@@ -1,4 +1,4 @@
-import { BLOCK, STATE, STRIKES } from './entry-table';
+import { BLOCK, NORMAL_BLOCK, STATE, STRIKES } from './entry-table';
 import type { LayerStates } from '@floodgate/core/store';
 import type { Entry, EntryKind, EntryTable } from './entry-table';
 
@@ -39,12 +39,15 @@ export class StoredLayers implements LayerStates {
     this.#write(key, STATE, JSON.stringify(state), ttl).state = state;
   }
 
-  blockedUntil(key: string): number | undefined {
-    return this.#read(key).entries.get(BLOCK)?.value as number | undefined;
+  blockedUntil(key: string, critical: boolean): number | undefined {
+    const entries = this.#read(key).entries;
+    const all = entries.get(BLOCK)?.value as number | undefined;
+    const normal = critical ? undefined : (entries.get(NORMAL_BLOCK)?.value as number | undefined);
+    return normal === undefined || (all !== undefined && all > normal) ? all : normal;
   }
 
-  block(key: string, until: number, ttl: number): void {
-    this.#write(key, BLOCK, until, ttl);
+  block(key: string, until: number, ttl: number, normalOnly = false): void {
+    this.#write(key, normalOnly ? NORMAL_BLOCK : BLOCK, until, ttl);
   }
 
   strikes(key: string): { count: number; at: number } | undefined {
@@ -71,7 +74,7 @@ export class StoredLayers implements LayerStates {
     seen.state = state;
   }
 
-  /** Deletes the key's entries of these kinds (all three: a reset; block and strikes: an unblock). */
+  /** Deletes the key's entries of these kinds (all of them: a reset; blocks and strikes: an unblock). */
   delete(key: string, kinds: readonly EntryKind[]): void {
     this.table.delete(key, kinds);
     const seen = this.#read(key);

@@ -18,6 +18,8 @@ export const DEFAULTS = {
   memoryStoreKeys: 100_000,
   /** Status of a denied request. */
   statusCode: 429,
+  /** The status route's own limit: calls per client address per window (ms) on each instance, and the addresses counted at most. */
+  statusBudget: { limit: 60, window: 60_000, keys: 10_000 },
   standardHeaders: 'draft-8',
   legacyHeaders: true,
 } as const;

@@ -5,6 +5,7 @@ import { AlgorithmFunctionError, InvalidOptionError, show } from './errors';
 import { algorithmTag } from './keys/algorithm-tag';
 import { ipKey } from './keys/by-ip';
 import { encodeIdentity } from './keys/identity';
+import { ownedBy } from './keys/scope';
 import { LeaseBook } from './lease';
 import { LimiterDecision } from './limiter-decision';
 import { nextRequestId } from './request-id';
@@ -124,22 +125,49 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
 
   /** The Decision a request of `cost` would get now; nothing is charged, and it cannot be refunded. */
   async peek(ctx: KeyContext<Req>, cost: number, priority?: Priority): Promise<LimiterDecision> {
-    const calls = await this.resolve(ctx, cost, priority);
-    const { outcomes, degraded } = await this.#guarded.peek(calls, '');
+    return this.#peekCalls(await this.resolve(ctx, cost, priority), cost);
+  }
+
+  /** The standing of `ctx`'s own layers (its client-scope rules; the status route's), charging nothing. */
+  async peekOwn(ctx: KeyContext<Req>): Promise<LimiterDecision> {
+    return this.#peekCalls(await this.ownCalls(ctx), 0);
+  }
+
+  async #peekCalls(calls: RuleCall[], cost: number): Promise<LimiterDecision> {
+    const { outcomes, degraded } = calls.length === 0 ? NO_ANSWER : await this.#guarded.peek(calls, '');
     return new LimiterDecision(this.#results(calls, outcomes), degraded, cost, calls, undefined);
   }
 
-  /** Resets, blocks or unblocks the keys of `ctx` (every rule, or the one named). Rejects when the store cannot. */
+  /**
+   * Resets, blocks or unblocks the request's own keys (its client-scope rules), or the rule named.
+   * Rejects when the store cannot.
+   */
   async control(operation: ControlOperation, ctx: KeyContext<Req>, rule: string | undefined, duration = 0) {
     if (rule !== undefined && !this.rules.some((each) => each.name === rule)) {
       throw new InvalidOptionError(
         `${operation}: no rule is named ${show(rule)}; the rules are ${this.rules.map((each) => each.name).join(', ')}`,
       );
     }
-    const calls = (await this.resolve(ctx, 0)).filter((call) => rule === undefined || call.rule.name === rule);
+    if (rule === undefined && !this.rules.some((each) => each.scope === 'client')) {
+      throw new InvalidOptionError(
+        `${operation}: every rule of this limiter is shared by many clients (${this.rules.map((each) => each.name).join(', ')}), so ${operation} for a request has no key of its own to act on. Name the rule to ${operation} a shared key ({ rule: '${(this.rules[0] as CompiledRule<Req>).name}' }), or give a rule whose key identifies one client scope: 'client'`,
+      );
+    }
+    const calls = this.#selected(await this.resolve(ctx, 0), ctx, rule);
     if (calls.length === 0) return;
     this.#leases?.drop(calls.map((call) => call.key));
     await this.#guarded.control(operation, calls, duration);
+  }
+
+  /** The layers of `ctx` that are its client's own (the status route reports these), charging nothing. */
+  async ownCalls(ctx: KeyContext<Req>): Promise<RuleCall[]> {
+    return this.#selected(await this.resolve(ctx, 0), ctx, undefined);
+  }
+
+  /** The rule named, whatever its scope; otherwise the client-scope layers whose key is this request's own. */
+  #selected(calls: RuleCall[], ctx: KeyContext<Req>, rule: string | undefined): RuleCall[] {
+    if (rule !== undefined) return calls.filter((call) => call.rule.name === rule);
+    return calls.filter((call) => call.rule.scope === 'client' && ownedBy(call.rule.key, ctx as KeyContext));
   }
 
   /** Gives every leased unit back to the store. */
@@ -526,6 +554,9 @@ class Decided implements DecisionEvent {
     return this.#calls.map((call) => call.key);
   }
 }
+
+/** A peek at no layer asks the store nothing. */
+const NO_ANSWER: { outcomes: LayerOutcome[]; degraded: boolean } = { outcomes: [], degraded: false };
 
 /** A key or algorithm function's rejection, kept to be reported (never thrown). */
 function toFailure(error: unknown): Failure {

@@ -1,6 +1,14 @@
 // The user API. Store authors: @floodgate/core/store. Adapter authors: @floodgate/core/http.
 export { createLimiter } from './limiter';
-export type { ConsumeOptions, Limiter, LimiterOptions, LimitRule, Priority, PriorityFunction } from './limiter-types';
+export type {
+  ConsumeOptions,
+  Limiter,
+  LimiterOptions,
+  LimitRule,
+  Priority,
+  PriorityFunction,
+  RuleSelector,
+} from './limiter-types';
 export { MemoryStore } from './memory-store';
 export type { MemoryStoreOptions } from './memory-store';
 export type { Store } from './store';
@@ -30,6 +38,7 @@ export type { ByApiKeyOptions } from './keys/by-api-key';
 export { byUser } from './keys/by-user';
 export type { UserId } from './keys/by-user';
 export type { KeyContext, KeyFunction } from './keys/context';
+export type { KeyScope } from './keys/scope';
 export { layered } from './layered';
 export type { ApiKeyLayer, IpLayer, LayeredOptions, UserLayer } from './layered';
 

@@ -11,9 +11,14 @@ import type { LayerCall, Penalty } from './store';
 export interface LayerStates {
   state(key: string): unknown;
   setState(key: string, state: object, ttl: number): void;
-  /** When the key's block ends (epoch ms), or undefined when it has none. */
-  blockedUntil(key: string): number | undefined;
-  block(key: string, until: number, ttl: number): void;
+  /**
+   * When the key's block ends for a request of this priority (epoch ms), or undefined when it has
+   * none. A critical request sees only the blocks that hold every request; a normal one also sees
+   * a block that holds normal requests only (see `block`), and the later of the two counts.
+   */
+  blockedUntil(key: string, critical: boolean): number | undefined;
+  /** Blocks the key until `until`: every request, or (`normalOnly`) normal ones, leaving critical ones to the algorithm. */
+  block(key: string, until: number, ttl: number, normalOnly?: boolean): void;
   /** The key's strikes: how many penalties in a row, and when the last one was given. */
   strikes(key: string): { count: number; at: number } | undefined;
   /** Records the key's strikes; they may be forgotten `ttl` ms later. */
@@ -47,10 +52,11 @@ export function consumeLayers(
       }
     } else if (outcome.allowed) {
       decided[i] = decideLayer(states, call, requestId, now, 0);
-    } else if (call.penalty !== undefined && call.shadow !== true && !blocked(states, call.key, now)) {
+    } else if (call.penalty !== undefined && call.shadow !== true && !blocked(states, call, now)) {
       // The block lasts at least until the algorithm itself would admit again: a client that
       // waits out the Retry-After it is given is admitted, never penalised again for it.
-      const until = penalize(states, call.key, call.penalty, now, now + outcome.retryAfter);
+      const normalOnly = reserveWouldAdmit(states, call, requestId, now);
+      const until = penalize(states, call.key, call.penalty, now, now + outcome.retryAfter, normalOnly);
       decided[i] = blockedOutcome(call, until, now);
     }
   }
@@ -79,21 +85,50 @@ function decideLayer(
   now: number,
   cost: number,
 ): Outcome<unknown> {
-  const until = states.blockedUntil(call.key);
+  const critical = call.critical === true;
+  const until = states.blockedUntil(call.key, critical);
   if (until !== undefined && until > now) return blockedOutcome(call, until, now);
-  return call.algorithm.decide(states.state(call.key), now, cost, requestId, call.critical === true);
+  return call.algorithm.decide(states.state(call.key), now, cost, requestId, critical);
 }
 
-function blocked(states: LayerStates, key: string, now: number): boolean {
-  const until = states.blockedUntil(key);
+function blocked(states: LayerStates, call: LayerCall, now: number): boolean {
+  const until = states.blockedUntil(call.key, call.critical === true);
   return until !== undefined && until > now;
 }
 
 /**
- * Blocks `key` for its penalty, doubled per earlier strike within the period (at most `max`), and
- * at least until `atLeastUntil`; returns when the block ends.
+ * A normal request denied while the reserve still has room (a critical request of cost 1 would be
+ * admitted): its penalty must not shut out the critical requests the reserve is kept for.
  */
-function penalize(states: LayerStates, key: string, penalty: Penalty, now: number, atLeastUntil: number): number {
+function reserveWouldAdmit(states: LayerStates, call: LayerCall, requestId: string, now: number): boolean {
+  if (call.critical === true || call.algorithm.reserve === 0) return false;
+  return call.algorithm.decide(states.state(call.key), now, 1, requestId, true).allowed;
+}
+
+/**
+ * Whether `unblock` must start the key's quota afresh: its layer has a penalty and the quota is
+ * spent (a normal request of cost 1 would be denied by the algorithm itself, blocks aside), so the
+ * next request would be denied and penalised again. Without a penalty, lifting the block is all
+ * there is to forgive (a shared rule, which cannot have one, never gets a fresh quota this way). A
+ * concurrency layer's slots free themselves as requests end: never spent.
+ */
+export function quotaSpent(call: LayerCall, state: unknown, now: number): boolean {
+  if (state === undefined || call.penalty === undefined || call.algorithm.kind === 'concurrency') return false;
+  return !call.algorithm.decide(state, now, 1, '', false).allowed;
+}
+
+/**
+ * Blocks `key` for its penalty, doubled per earlier strike within the period (at most `max`), and
+ * at least until `atLeastUntil` (for normal requests only, with `normalOnly`); returns when the block ends.
+ */
+function penalize(
+  states: LayerStates,
+  key: string,
+  penalty: Penalty,
+  now: number,
+  atLeastUntil: number,
+  normalOnly: boolean,
+): number {
   const { duration, period, max } = penalty;
   let block = duration;
   if (period > 0) {
@@ -104,7 +139,7 @@ function penalize(states: LayerStates, key: string, penalty: Penalty, now: numbe
     for (let strike = 1; strike < strikes && block < max; strike++) block *= 2;
   }
   const until = Math.max(now + Math.min(block, max), atLeastUntil);
-  states.block(key, until, until - now);
+  states.block(key, until, until - now, normalOnly);
   return until;
 }
 

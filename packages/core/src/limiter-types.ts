@@ -2,6 +2,7 @@ import type { Algorithm } from './algorithms/types';
 import type { Decision } from './decision';
 import type { Duration } from './duration';
 import type { KeyContext, KeyFunction } from './keys/context';
+import type { KeyScope } from './keys/scope';
 import type { ResilienceOptions } from './resilience/options';
 import type { Store } from './store';
 import type { FloodgateWarning } from './warnings';
@@ -44,13 +45,22 @@ export interface LimitRule<Req = unknown> {
   /** Appears in keys, headers and `Decision.rule`: 1-64 characters from `[A-Za-z0-9._-]`. */
   name: string;
   key: KeyFunction<Req>;
+  /**
+   * Whose key this is. `'client'`: one client's (its address, user, API key), so `reset`, `block`
+   * and `unblock` called for a request, the status route and a penalty (`blockDuration`) act on
+   * it. `'shared'`: many clients' (a global ceiling, a tenant, a route), which those act on only
+   * when the rule is named (`{ rule }`), and which cannot carry a penalty. Default: `'client'` for
+   * byIp(), byUser() and byApiKey() (and layered()'s layers), `'shared'` for byHeader() and your own
+   * functions: say `'client'` for a function that returns one client's identity.
+   */
+  scope?: KeyScope;
   /** The algorithm, or a function of the request that picks one (per-tenant limits). */
   algorithm: Algorithm | AlgorithmFunction<Req>;
   /** Counted and reported, never enforced: its denials let the request through. Default: the limiter's. */
   shadow?: boolean;
   /** This rule's priority function; default: the limiter's. */
   priority?: PriorityFunction<Req>;
-  /** Once this rule denies a client, it stays denied this long. */
+  /** Once this rule denies a client, it stays denied this long. Only on a rule of scope `'client'`. */
   blockDuration?: Duration;
   /** With blockDuration: longer blocks for repeat offenders. */
   escalate?: EscalateOptions;
@@ -94,7 +104,10 @@ export interface ConsumeOptions {
   priority?: Priority;
 }
 
-/** Which rules a control operation applies to: one by name, or (by default) every rule. */
+/**
+ * Which rules a control operation applies to: one by name (whatever its scope), or by default
+ * every rule of scope `'client'` (the request's own keys, never a key other clients share).
+ */
 export interface RuleSelector {
   rule?: string;
 }
@@ -113,11 +126,15 @@ export interface Limiter<Req = unknown> {
   refund(ctx: KeyContext<Req>, options?: Pick<ConsumeOptions, 'cost'>): Promise<void>;
   /** The Decision a request of `cost` (default 1) would get now, charging nothing. */
   peek(ctx: KeyContext<Req>, options?: ConsumeOptions): Promise<Decision>;
-  /** Clears the request's keys (every rule, or one): counts, blocks and penalty history. */
+  /** Clears the request's own keys (its client-scope rules, or the rule named): counts, blocks and penalty history. */
   reset(ctx: KeyContext<Req>, options?: RuleSelector): Promise<void>;
-  /** Denies every request on the request's keys for `duration`, on every instance sharing the store. */
+  /** Denies every request on the request's own keys (or the rule named) for `duration`, on every instance sharing the store. */
   block(ctx: KeyContext<Req>, duration: Duration, options?: RuleSelector): Promise<void>;
-  /** Lifts a block (an operator's or a penalty) and forgets the penalty history. */
+  /**
+   * Lifts the blocks of the request's own keys (or the rule named), an operator's or a penalty, and
+   * forgets the penalty history. On a rule with a penalty whose quota is spent (the next request
+   * would be denied, and penalised again) it also starts the quota afresh; otherwise counts are kept.
+   */
   unblock(ctx: KeyContext<Req>, options?: RuleSelector): Promise<void>;
   /** Gives leased units back to the store; call it before the process exits. */
   close(): Promise<void>;

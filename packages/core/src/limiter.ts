@@ -1,8 +1,9 @@
 import { checkRefund } from './algorithms/cost';
 import { timerOption } from './duration';
 import { LimiterEngine } from './engine';
+import { InvalidOptionTypeError, show } from './errors';
 import { parseLimiterOptions } from './limiter-options';
-import { priorityOption } from './validate';
+import { priorityOption, rejectUnknownKeys } from './validate';
 import type { ConsumeOptions, Limiter, LimiterOptions, Priority } from './limiter-types';
 import type { LimiterDecision } from './limiter-decision';
 
@@ -46,13 +47,34 @@ export function limiterOf<Req>(engine: LimiterEngine<Req>): Limiter<Req> {
       await engine.refund(await engine.resolve(ctx, cost), cost);
     },
     peek: async (ctx, peekOptions = {}) => engine.peek(ctx, peekOptions.cost ?? 1, priorityOf('peek', peekOptions)),
-    reset: (ctx, selector = {}) => engine.control('reset', ctx, selector.rule),
-    async block(ctx, duration, selector = {}) {
-      await engine.control('block', ctx, selector.rule, timerOption('block.duration', duration));
+    reset: async (ctx, selector) => engine.control('reset', ctx, ruleOf('reset', selector)),
+    async block(ctx, duration, selector) {
+      const rule = ruleOf('block', selector);
+      await engine.control('block', ctx, rule, timerOption('block.duration', duration));
     },
-    unblock: (ctx, selector = {}) => engine.control('unblock', ctx, selector.rule),
+    unblock: async (ctx, selector) => engine.control('unblock', ctx, ruleOf('unblock', selector)),
     close: () => engine.close(),
   };
+}
+
+/**
+ * The rule a control's selector names, or undefined for the request's own keys. Anything but
+ * `{ rule?: string }` throws: `reset(ctx, 'user')` must not quietly reset every layer.
+ */
+function ruleOf(operation: string, selector: unknown): string | undefined {
+  if (selector === undefined) return undefined;
+  if (typeof selector !== 'object' || selector === null || Array.isArray(selector)) {
+    const hint = typeof selector === 'string' ? ` (to name a rule, write { rule: ${show(selector)} })` : '';
+    throw new InvalidOptionTypeError(
+      `${operation}: the selector must be an object { rule }, got ${show(selector)}${hint}`,
+    );
+  }
+  rejectUnknownKeys(operation, selector, ['rule']);
+  const rule = (selector as { rule?: unknown }).rule;
+  if (rule === undefined || typeof rule === 'string') return rule;
+  throw new InvalidOptionTypeError(
+    `${operation}.rule must be the name of one of the limiter's rules, got ${show(rule)}`,
+  );
 }
 
 function priorityOf(where: string, options: ConsumeOptions): Priority | undefined {

@@ -1,6 +1,6 @@
 import { DEFAULTS } from './defaults';
 import { LRUCache } from 'lru-cache';
-import { consumeLayers, peekLayers } from './layer-decisions';
+import { consumeLayers, peekLayers, quotaSpent } from './layer-decisions';
 import { checkedClock } from './clock';
 import { consoleWarning, onceWarner } from './warnings';
 import type { Outcome } from './algorithms/types';
@@ -31,6 +31,8 @@ export class MemoryStore implements Store {
   readonly #entries: LRUCache<string, object>;
   /** When each blocked key's block ends (epoch ms). */
   readonly #blocks: LRUCache<string, number>;
+  /** Blocks that hold normal requests only: a penalty given where the reserve was left. */
+  readonly #normalBlocks: LRUCache<string, number>;
   /** Penalties in a row per key, each remembered for its penalty's period. */
   readonly #strikes: LRUCache<string, { count: number; at: number }>;
   readonly #states: LayerStates;
@@ -54,16 +56,23 @@ export class MemoryStore implements Store {
     });
     const bounded = { maxSize: this.maxKeys, sizeCalculation: () => 1, ttlResolution: 0, perf: { now: () => clock() } };
     this.#blocks = new LRUCache(bounded);
+    this.#normalBlocks = new LRUCache(bounded);
     this.#strikes = new LRUCache(bounded);
     const entries = this.#entries;
     const blocks = this.#blocks;
+    const normalBlocks = this.#normalBlocks;
     const strikes = this.#strikes;
     this.#states = {
       state: (key) => entries.get(key),
       setState: (key, state, ttl) => entries.set(key, state, { ttl }),
-      // Most stores never block a key: skip the lookup while none is.
-      blockedUntil: (key) => (blocks.size === 0 ? undefined : blocks.get(key)),
-      block: (key, until, ttl) => blocks.set(key, until, { ttl }),
+      // Most stores never block a key: skip the lookups while none is.
+      blockedUntil(key, critical) {
+        const all = blocks.size === 0 ? undefined : blocks.get(key);
+        if (critical || normalBlocks.size === 0) return all;
+        const normal = normalBlocks.get(key);
+        return normal === undefined || (all !== undefined && all > normal) ? all : normal;
+      },
+      block: (key, until, ttl, normalOnly) => (normalOnly ? normalBlocks : blocks).set(key, until, { ttl }),
       strikes: (key) => strikes.get(key),
       setStrikes: (key, count, at, ttl) => strikes.set(key, { count, at }, { ttl }),
     };
@@ -107,8 +116,7 @@ export class MemoryStore implements Store {
   async reset(calls: readonly LayerCall[]): Promise<void> {
     for (const { key } of calls) {
       this.#entries.delete(key);
-      this.#blocks.delete(key);
-      this.#strikes.delete(key);
+      this.#liftBlocks(key);
     }
   }
 
@@ -117,10 +125,12 @@ export class MemoryStore implements Store {
     for (const { key } of calls) this.#blocks.set(key, now + duration, { ttl: Math.max(1, duration) });
   }
 
+  /** Lifts the blocks, forgets the strikes, and starts a penalised layer's spent quota afresh (see quotaSpent). */
   async unblock(calls: readonly LayerCall[]): Promise<void> {
-    for (const { key } of calls) {
-      this.#blocks.delete(key);
-      this.#strikes.delete(key);
+    const now = this.#now();
+    for (const call of calls) {
+      this.#liftBlocks(call.key);
+      if (quotaSpent(call, this.#entries.get(call.key), now)) this.#entries.delete(call.key);
     }
   }
 
@@ -128,6 +138,13 @@ export class MemoryStore implements Store {
   clear(): void {
     this.#entries.clear();
     this.#blocks.clear();
+    this.#normalBlocks.clear();
     this.#strikes.clear();
+  }
+
+  #liftBlocks(key: string): void {
+    this.#blocks.delete(key);
+    this.#normalBlocks.delete(key);
+    this.#strikes.delete(key);
   }
 }

@@ -1,9 +1,19 @@
 import { timerOption, windowOption } from './duration';
 import { InvalidOptionError, InvalidOptionTypeError, show } from './errors';
-import { booleanOption, functionOption, integerOption, nameOption, rejectUnknownKeys, requireObject } from './validate';
+import {
+  booleanOption,
+  functionOption,
+  integerOption,
+  nameOption,
+  oneOfOption,
+  rejectUnknownKeys,
+  requireObject,
+} from './validate';
 import { algorithmProblem } from './algorithms/shape';
 import type { Algorithm } from './algorithms/types';
+import { defaultScope } from './keys/scope';
 import type { KeyFunction } from './keys/context';
+import type { KeyScope } from './keys/scope';
 import type { AlgorithmFunction, LimitRule, PriorityFunction } from './limiter-types';
 import type { Penalty } from './store';
 
@@ -17,6 +27,8 @@ export interface LeaseConfig {
 export interface CompiledRule<Req = unknown> {
   readonly name: string;
   readonly key: KeyFunction<Req>;
+  /** Whose key it is: what one request's controls and penalties may touch (see LimitRule.scope). */
+  readonly scope: KeyScope;
   /** The algorithm, when it is the same for every request. */
   readonly algorithm: Algorithm | undefined;
   /** Otherwise the function that picks it per request. */
@@ -29,7 +41,7 @@ export interface CompiledRule<Req = unknown> {
   readonly lease: LeaseConfig | undefined;
 }
 
-const RULE_KEYS = ['name', 'key', 'algorithm', 'shadow', 'priority', 'blockDuration', 'escalate', 'lease'];
+const RULE_KEYS = ['name', 'key', 'scope', 'algorithm', 'shadow', 'priority', 'blockDuration', 'escalate', 'lease'];
 
 /** Kinds whose units can be taken ahead and given back later without changing what they admit. */
 const LEASABLE = new Set(['fixedWindow', 'tokenBucket', 'gcra', 'leakyBucket']);
@@ -67,9 +79,17 @@ export function parseRules<Req>(
         `${where}.lease needs a fixed algorithm: a lease is taken on one key, in one algorithm's units`,
       );
     }
+    const key = functionOption<KeyFunction<Req>>(`${where}.key`, rule.key);
+    const scope =
+      rule.scope === undefined
+        ? defaultScope(key)
+        : oneOfOption<KeyScope>(`${where}.scope`, rule.scope, ['client', 'shared']);
+    const penalty = parsePenalty(where, rule.blockDuration, rule.escalate);
+    if (penalty !== undefined && scope === 'shared') throw sharedPenalty(where, name, rule.scope === undefined);
     return {
       name,
-      key: functionOption<KeyFunction<Req>>(`${where}.key`, rule.key),
+      key,
+      scope,
       algorithm: fixed,
       algorithmOf: fixed === undefined ? (algorithm as AlgorithmFunction<Req>) : undefined,
       shadow: rule.shadow === undefined ? shadow : booleanOption(`${where}.shadow`, rule.shadow),
@@ -78,10 +98,23 @@ export function parseRules<Req>(
           ? priority
           : functionOption<PriorityFunction<Req>>(`${where}.priority`, rule.priority),
       ownPriority: rule.priority !== undefined,
-      penalty: parsePenalty(where, rule.blockDuration, rule.escalate),
+      penalty,
       lease,
     };
   });
+}
+
+/**
+ * A penalty punishes one client for its own requests. On a key many clients share, whoever asks
+ * when the shared quota runs out would shut everyone out for the block: refused at construction.
+ */
+function sharedPenalty(where: string, name: string, defaulted: boolean): InvalidOptionError {
+  const why = defaulted
+    ? `its key is not byIp(), byUser() or byApiKey(), so rule "${name}" counts as shared by many clients (scope: 'shared')`
+    : `rule "${name}" has scope: 'shared'`;
+  return new InvalidOptionError(
+    `${where}.blockDuration: ${why}, and a penalty there would block every client that shares the key. Put the penalty on a per-client rule, or give ${where}.scope: 'client' if this key identifies one client`,
+  );
 }
 
 function parsePenalty(where: string, blockDuration: unknown, escalate: unknown): Penalty | undefined {

@@ -9,5 +9,5 @@ export { usableLimit } from './algorithms/reserve';
 export { functionOption, oneOfOption, rejectUnknownKeys, requireObject } from './validate';
 export { consoleWarning, onceWarner } from './warnings';
 export type { Warn } from './warnings';
-export { consumeLayers, peekLayers } from './layer-decisions';
+export { consumeLayers, peekLayers, quotaSpent } from './layer-decisions';
 export type { LayerStates } from './layer-decisions';

@@ -34,7 +34,8 @@ export type LayerOutcome = Omit<Outcome<unknown>, 'state'>;
  * Where limiter state lives. `consume` is all-or-nothing: every layer's outcome is reported, and
  * the layers are charged only if every layer that is not a shadow allows (shadow layers are then
  * charged where they allow). When a request is denied, each denying layer with a penalty whose key
- * was not blocked already is blocked. `refund` gives units back (and releases the concurrency
+ * was not blocked already is blocked (for normal requests only, when a critical request would have
+ * been admitted by the reserve). `refund` gives units back (and releases the concurrency
  * leases taken under `requestId`). The control operations (peek, reset, block, unblock) are
  * optional: a store without them makes the limiter's methods of the same name reject.
  */
@@ -47,7 +48,11 @@ export interface Store {
   reset?(calls: readonly LayerCall[]): Promise<void>;
   /** Blocks the layers' keys for `duration` ms: every request on them is denied until then. */
   block?(calls: readonly LayerCall[], duration: number): Promise<void>;
-  /** Lifts the layers' blocks and forgets their penalty history. */
+  /**
+   * Lifts the layers' blocks, forgets their penalty history, and deletes the state of a layer with
+   * a penalty whose quota is spent (a normal request of cost 1 would be denied), so the client is
+   * admitted again rather than penalised again.
+   */
   unblock?(calls: readonly LayerCall[]): Promise<void>;
   /** True for stores that live in this process and cannot hang (no deadline or fallback needed). */
   readonly local?: boolean;

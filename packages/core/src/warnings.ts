@@ -20,6 +20,7 @@ export const WarningCode = {
   hookFailed: 'WARN_FLOODGATE_HOOK_FAILED',
   algorithmFunctionFailed: 'WARN_FLOODGATE_ALGORITHM_FUNCTION_FAILED',
   priorityFailed: 'WARN_FLOODGATE_PRIORITY_FAILED',
+  statusBehind: 'WARN_FLOODGATE_STATUS_BEHIND',
   priorityLate: 'WARN_FLOODGATE_PRIORITY_LATE',
 } as const;
 

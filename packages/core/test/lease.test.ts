@@ -208,7 +208,8 @@ describe('leasing on one instance', () => {
   it('reset drops the pool: the next request takes a new lease on the fresh key', async () => {
     const { store, limiter, admit, storeRemaining } = setup(fixedWindow({ limit: 10, window: '1m' }));
     await admit(2);
-    await limiter.reset(ctx());
+    // The hot key is shared by every client: a control reaches it only when the rule is named.
+    await limiter.reset(ctx(), { rule: 'hot' });
     const [after] = await admit(1);
     expect(store.consumed).toEqual([4, 4]);
     expect(after?.remaining).toBe(9);
@@ -219,7 +220,7 @@ describe('leasing on one instance', () => {
   it('block drops the pool: the next request is denied by the store', async () => {
     const { time, limiter, admit } = setup(fixedWindow({ limit: 10, window: '1m' }));
     await admit(1);
-    await limiter.block(ctx(), 1000);
+    await limiter.block(ctx(), 1000, { rule: 'hot' });
     expect((await admit(1))[0]).toMatchObject({ allowed: false, retryAfter: 1000 });
     time.now += 1000;
     expect((await admit(1))[0]?.allowed).toBe(true);
@@ -309,7 +310,7 @@ describe('leases and in-flight fills', () => {
 
   it('block during a fill: once the block ends, the window still admits its limit', async () => {
     const { time, limiter, pending, open, admit } = heldFill(fixedWindow({ limit: 10, window: '1m' }));
-    const blocking = limiter.block(ctx(), 1000);
+    const blocking = limiter.block(ctx(), 1000, { rule: 'hot' });
     open();
     await blocking;
     const before = allowedOf([await pending]);

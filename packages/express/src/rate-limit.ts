@@ -15,6 +15,7 @@ import { InvalidOptionTypeError } from '@floodgate/core';
 import type { Decision, Priority, RateLimitInfo } from '@floodgate/core';
 import type { GateResult, HttpDriver, HttpLimitOptions, RateLimitControls } from '@floodgate/core/http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { statusRouteFinder } from './status-route';
 
 declare global {
   namespace Express {
@@ -132,14 +133,17 @@ function named(name: string, decide: Middleware): Middleware {
 }
 
 /**
- * A route handler answering the caller's standing under every rule of `middleware`, as GitHub's
- * `/rate_limit` does: `{ resources: { <rule>: { limit, remaining, used, reset } } }` (reset in
- * epoch seconds) with the usual headers. It charges nothing; mount it before the middleware so a
- * client that is limited can still ask (behind it, the unit the middleware charged is given back).
+ * A route handler answering the caller's standing under the rules of `middleware` that are its
+ * own (scope `'client'`), as GitHub's `/rate_limit` does: `{ resources: { <rule>: { limit,
+ * remaining, used, reset } } }` (reset in epoch seconds) with the usual headers. It charges
+ * nothing, and a client the middleware limits still gets its answer, wherever the route is mounted
+ * on the app (or in a router on it): the middleware finds it in the app's routes and lets requests
+ * for it through uncharged. The route has its own limit instead: 60 calls a minute per client
+ * address on each instance.
  *
  * @example
- * app.get('/rate_limit', rateLimitStatus(limiter));
  * app.use(limiter);
+ * app.get('/rate_limit', rateLimitStatus(limiter));
  */
 export function rateLimitStatus(middleware: RateLimitMiddleware): RequestHandler {
   const owner = gates.get(middleware);
@@ -147,11 +151,15 @@ export function rateLimitStatus(middleware: RateLimitMiddleware): RequestHandler
     throw new InvalidOptionTypeError('rateLimitStatus needs a middleware made by rateLimit(), got something else');
   }
   const { gate, deny } = owner;
-  return (req, res, next) => {
+  const handlers = gate.statusHandlers;
+  gate.statusRouted ??= statusRouteFinder((handle) => typeof handle === 'function' && handlers.has(handle));
+  const rateLimitStatus: RequestHandler = (req, res, next) => {
     statusReport(gate, req, res, req.rateLimit).then((report) => {
       req.rateLimit = undefined;
       if (report instanceof Denial) deny(report, req, res, next);
       else res.set('Cache-Control', 'no-store').json(report);
     }, next);
   };
+  gate.statusHandlers.add(rateLimitStatus);
+  return rateLimitStatus;
 }

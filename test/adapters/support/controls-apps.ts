@@ -20,8 +20,12 @@ import fastify4 from '../../../packages/fastify/node_modules/fastify4/fastify.js
  *   GET /control/:op        peek, reset, block, unblock through the middleware's controls for the
  *                           calling request (`?cost=`, `?rule=`, `?ms=`), not limited; 400 with the
  *                           error's name, code and message when the control rejects
- *   GET /behind/rate_limit  the status route behind the limit (Fastify: a limited route whose
- *                           handler calls `fastify.floodgate.status`)
+ *   GET /behind/rate_limit  the status route registered after the app-wide middleware (Fastify:
+ *                           after the other routes; the plugin limits every route alike)
+ *   GET /nested/rate_limit  the status route in a router (Express Router, Hono sub-app, Fastify
+ *                           plugin with a prefix) mounted after the middleware
+ *   GET /wrapped/rate_limit a limited route whose own handler calls the status handler: the
+ *                           middleware cannot tell it is the status route
  *   GET /capture/:id        a critical route, in the app's counters (Express/Hono: the
  *                           middleware's `.critical`, ahead of it; Fastify: `config.rateLimit`)
  *   GET /late/:id           Express/Hono: `.critical` on a route behind the app-wide middleware
@@ -92,6 +96,13 @@ function expressFramework(name: string, express: any): Framework {
       });
       app.use(limiter);
       app.get('/behind/rate_limit', expressStatus(limiter));
+      const nested = express.Router();
+      nested.get('/rate_limit', expressStatus(limiter));
+      app.use('/nested', nested);
+      const wrapped = expressStatus(limiter);
+      app.get('/wrapped/rate_limit', (req: unknown, res: unknown, next: unknown) =>
+        wrapped(req as never, res as never, next as never),
+      );
       app.get('/late/:id', limiter.critical, (req: ExpressRequest, res: ExpressResponse) =>
         res.json(summaryOf(req.rateLimit)),
       );
@@ -113,7 +124,11 @@ function fastifyFramework(name: string, fastify: any): Framework {
       await app.register(floodgate, options);
       const controls = app.floodgate as RateLimitControls<unknown> & { status(req: unknown, reply: unknown): unknown };
       app.get('/rate_limit', app.floodgate.status);
-      app.get('/behind/rate_limit', (request: unknown, reply: unknown) => controls.status(request, reply));
+      app.get('/wrapped/rate_limit', (request: unknown, reply: unknown) => controls.status(request, reply));
+      await app.register(
+        async (child: { get(path: string, handler: unknown): void }) => child.get('/rate_limit', app.floodgate.status),
+        { prefix: '/nested' },
+      );
       app.get(
         '/capture/:id',
         { config: { rateLimit: { priority: 'critical' } } },
@@ -128,6 +143,7 @@ function fastifyFramework(name: string, fastify: any): Framework {
           return answer.body;
         },
       );
+      app.get('/behind/rate_limit', app.floodgate.status);
       app.get('/*', (request: { rateLimit?: unknown; url: string }) => limitedAnswer(request.rateLimit, request.url));
       await app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = app.server.address() as AddressInfo;
@@ -151,6 +167,11 @@ const honoFramework: Framework = {
     });
     app.use('*', limiter);
     app.get('/behind/rate_limit', honoStatus(limiter));
+    const nested = new Hono();
+    nested.get('/rate_limit', honoStatus(limiter));
+    app.route('/nested', nested);
+    const wrapped = honoStatus(limiter);
+    app.get('/wrapped/rate_limit', (c, next) => wrapped(c, next));
     app.get('/late/:id', limiter.critical, (c) => c.json(summaryOf(c.get('rateLimit'))));
     app.get('*', async (c) => c.json(await limitedAnswer(c.get('rateLimit'), c.req.url)));
     return new Promise((resolve) => {

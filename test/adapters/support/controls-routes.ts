@@ -69,7 +69,12 @@ export async function controlAnswer(
   url: string,
 ): Promise<{ status: number; body: unknown }> {
   const query = new URL(url, 'http://app').searchParams;
-  const selector = query.has('rule') ? { rule: query.get('rule') as string } : {};
+  // `?selector=x` passes the string itself where `{ rule }` belongs, as a hurried caller might.
+  const selector = query.has('selector')
+    ? (query.get('selector') as never)
+    : query.has('rule')
+      ? { rule: query.get('rule') as string }
+      : {};
   try {
     switch (op) {
       case 'peek': {

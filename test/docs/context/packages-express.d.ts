@@ -6,3 +6,5 @@ declare function run(body: unknown): Promise<{ result: unknown; cost: number }>;
 declare const limits: import('@floodgate/express').LimitRule<import('express').Request>[];
 declare const store: import('@floodgate/express').Store;
 declare const limiter: import('@floodgate/express').RateLimitMiddleware;
+/** The app's CAPTCHA check (its provider's verification of the answer the request carries). */
+declare function verifyCaptcha(req: import('express').Request): Promise<boolean>;

@@ -5,3 +5,5 @@ declare const search: import('fastify').RouteHandlerMethod;
 declare const health: import('fastify').RouteHandlerMethod;
 declare const limits: import('@floodgate/fastify').LimitRule<import('fastify').FastifyRequest>[];
 declare const store: import('@floodgate/fastify').Store;
+/** The app's CAPTCHA check (its provider's verification of the answer the request carries). */
+declare function verifyCaptcha(request: import('fastify').FastifyRequest): Promise<boolean>;

@@ -1,7 +1,8 @@
 // Preloaded (node --import) into a README snippet that the docs suite runs. Whatever port the
 // snippet listens on, the server gets a free loopback port instead; once it listens, GET / is
-// sent until the first 429 (or PROBE_MAX requests), the statuses and the 429 are printed on one
-// line, and the process exits. Connections to port 6379 are refused: that Redis is not ours.
+// sent until the first 429 (or PROBE_MAX requests), or the requests of PROBE_STEPS (a JSON list of
+// { method, path, headers }) are sent in order; what came back is printed on one line, and the
+// process exits. Connections to port 6379 are refused: that Redis is not ours.
 // A snippet that starts no server is done once its module has run (a client it opened may keep
 // the process alive): see run.ts.
 import net from 'node:net';
@@ -41,6 +42,8 @@ net.Server.prototype.listen = function freePortListen(...args) {
 };
 
 async function probe(port) {
+  if (process.env.PROBE_STEPS !== undefined)
+    return { statuses: [], steps: await send(port, JSON.parse(process.env.PROBE_STEPS)) };
   const statuses = [];
   const max = Number(process.env.PROBE_MAX ?? 400);
   for (let i = 0; i < max; i++) {
@@ -50,4 +53,17 @@ async function probe(port) {
     if (response.status === 429) return { statuses, denied: { headers: Object.fromEntries(response.headers), body } };
   }
   return { statuses };
+}
+
+async function send(port, steps) {
+  const answers = [];
+  for (const { method = 'GET', path, headers = {} } of steps) {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers });
+    answers.push({
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      body: await response.text(),
+    });
+  }
+  return answers;
 }

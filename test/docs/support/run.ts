@@ -5,10 +5,19 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { type CodeBlock, slugOf } from './readmes.ts';
 
+/** One exchange of the harness with a snippet's server. */
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
 /** What the harness saw of a snippet that started a server. */
 export interface Probe {
   statuses: number[];
   denied?: { headers: Record<string, string>; body: string };
+  /** The answers to PROBE_STEPS, when it was given. */
+  steps?: Answer[];
 }
 
 export interface RunResult {

@@ -49,12 +49,20 @@ const ROUTES: Record<string, { limits: LimitRule<Context>[]; priority?: typeof p
   pair: {
     limits: [
       { name: 'ip', key: ip, algorithm: fixedWindow({ limit: 10, window: '1m' }) },
-      { name: 'user', key: byHeader('x-user'), algorithm: fixedWindow({ limit: 10, window: '1m' }) },
+      // The header stands for a signed-in user here (set by an authenticating proxy): one client's key.
+      { name: 'user', key: byHeader('x-user'), scope: 'client', algorithm: fixedWindow({ limit: 10, window: '1m' }) },
     ],
   },
   // 5 a minute, 2 of them kept for requests the app calls critical.
   reserve: {
     limits: [{ name: 'ip', key: ip, algorithm: fixedWindow({ limit: 5, window: '1m', reserve: 2 }) }],
+    priority,
+  },
+  // The same, and a client denied is shut out for 5 minutes.
+  'reserve-penalty': {
+    limits: [
+      { name: 'ip', key: ip, algorithm: fixedWindow({ limit: 5, window: '1m', reserve: 2 }), blockDuration: '5m' },
+    ],
     priority,
   },
 };

@@ -1,4 +1,5 @@
 import { writeHeaders } from '../headers';
+import { WarningCode } from '../warnings';
 import { LimiterDecision } from '../limiter-decision';
 import { RequestContext } from './context';
 import type { Decision } from '../decision';
@@ -53,11 +54,14 @@ export interface StatusReport {
 }
 
 /**
- * The caller's current standing under every rule of the gate's middleware, charging nothing (or
- * the refusal the middleware would answer, when a rule's algorithm function fails);
- * sets the usual rate-limit headers on `res`. If the same middleware already charged this
- * request (the status route is mounted behind it), that charge is given back first: asking for
- * one's standing never costs a unit. Shadow rules are not reported.
+ * The caller's current standing under the rules of the gate's middleware that are its own (scope
+ * `'client'`: a global or tenant layer's usage is other clients' traffic), charging nothing; sets
+ * the usual rate-limit headers on `res` for those layers. The route has its own budget per client
+ * address instead (see StatusBudget), counted here unless the middleware admitted the request to
+ * it already; over it, or when a rule's algorithm function fails, the answer is the refusal the
+ * middleware would give. If the middleware charged this request without seeing it was for the
+ * status route (a handler it cannot find in the app's routes), that charge is given back: asking
+ * for one's standing never costs a unit. Shadow rules are not reported.
  */
 export async function statusReport<Req, Res>(
   gate: Gate<Req, Res>,
@@ -66,12 +70,20 @@ export async function statusReport<Req, Res>(
   earlier: unknown,
 ): Promise<StatusReport | Denial> {
   if (earlier instanceof LimiterDecision && earlier.ownedBy(gate) && earlier.finishOnce()) {
+    gate.config.warn(
+      WarningCode.statusBehind,
+      "the status route runs behind its own middleware, which cannot tell that requests for it are for the status route (it is not in the app's own routes, or a handler calls it): a client that is limited gets 429 there instead of its standing. Mount the status route before the middleware, or directly on the app",
+    );
     await Promise.all([earlier.release?.(), earlier.refund()]);
+  }
+  if (!gate.admittedToStatus(req)) {
+    const spent = await gate.admitStatus(req, res);
+    if (spent !== undefined) return spent;
   }
   const { engine, modes } = gate.config;
   let decision: LimiterDecision;
   try {
-    decision = await engine.peek(new RequestContext(req, gate), 0);
+    decision = await engine.peekOwn(new RequestContext(req, gate));
   } catch (error) {
     // A rule the request cannot be keyed or costed by is refused here as it is by the middleware.
     if (refused(error)) return gate.refuse(req, res);

@@ -6,6 +6,7 @@ import { isThenable } from '../thenable';
 import { WarningCode } from '../warnings';
 import { RequestContext } from './context';
 import { type Denial, renderDenial } from './render';
+import { StatusBudget } from './status-budget';
 import { checkTrust } from './warnings';
 import { waitUnlessAborted } from './wait';
 import type { Decision, LayerResult } from '../decision';
@@ -15,6 +16,9 @@ import type { AddressSource } from './context';
 import { closedStatus } from './driver';
 import type { HttpDriver, NodeResponse } from './driver';
 import type { HttpConfig } from './options';
+
+/** Screens a request for the status route: its own budget instead of the rules. */
+const STATUS: unique symbol = Symbol('floodgate.status');
 
 /** The client left during the shaping wait; its units were given back. Do nothing more. */
 export const ABORTED: unique symbol = Symbol('floodgate.aborted');
@@ -35,6 +39,16 @@ export type GateResult = LimiterDecision | Denial | typeof ABORTED | undefined;
 export class Gate<Req, Res> implements AddressSource<Req> {
   readonly config: HttpConfig<Req, Res, unknown>;
   readonly driver: HttpDriver<Req, Res>;
+  /**
+   * Set by the adapter once a status handler is made for this middleware: whether the framework
+   * will route a request to one. Such a request is never charged by the rules (see admitStatus).
+   */
+  statusRouted: ((req: Req) => boolean) | undefined = undefined;
+  /** The status handlers made for this middleware, for the adapter's `statusRouted` to look for. */
+  readonly statusHandlers = new WeakSet<object>();
+  /** Requests admitted to the status route here, so that its handler does not count them again. */
+  readonly #statusAdmitted = new WeakSet<object>();
+  #statusBudget: StatusBudget | undefined;
 
   constructor(config: HttpConfig<Req, Res, unknown>, driver: HttpDriver<Req, Res>) {
     this.config = config;
@@ -102,12 +116,9 @@ export class Gate<Req, Res> implements AddressSource<Req> {
       this.#ranTwice(routePriority);
       return earlier;
     }
-    const priority = routePriority ?? this.config.priority;
-    const skip = this.config.skip;
-    if (skip === undefined) return this.#allowList(req, res, priority);
-    const skipped = this.#predicate(skip, req, undefined);
-    if (isThenable(skipped)) return skipped.then((yes) => (yes ? undefined : this.#allowList(req, res, priority)));
-    return skipped ? undefined : this.#allowList(req, res, priority);
+    const status = this.statusRouted?.(req) === true;
+    if (status) this.#statusAdmitted.add(req as object);
+    return this.#screen(req, res, status ? STATUS : (routePriority ?? this.config.priority));
   }
 
   #ranTwice(routePriority: Priority | undefined): void {
@@ -124,13 +135,44 @@ export class Gate<Req, Res> implements AddressSource<Req> {
     );
   }
 
-  #allowList(req: Req, res: Res, priority: Priority | undefined): MaybePromise<GateResult> {
-    const ctx = new RequestContext(req, this, priority);
+  /**
+   * A request for the status route: never charged by the rules (a limited client can still ask),
+   * but counted against the route's own budget per client address. skip and allowList apply.
+   * Undefined: let it through; a Denial: the budget is spent.
+   */
+  admitStatus(req: Req, res: Res): MaybePromise<Denial | undefined> {
+    return this.#screen(req, res, STATUS) as MaybePromise<Denial | undefined>;
+  }
+
+  /** Whether this middleware already admitted the request to the status route. */
+  admittedToStatus(req: Req): boolean {
+    return this.#statusAdmitted.has(req as object);
+  }
+
+  /** skip, then allowList, then the limit at the request's priority (or, for STATUS, the status route's budget). */
+  #screen(req: Req, res: Res, priority: Priority | typeof STATUS | undefined): MaybePromise<GateResult> {
+    const skip = this.config.skip;
+    if (skip === undefined) return this.#allowList(req, res, priority);
+    const skipped = this.#predicate(skip, req, undefined);
+    if (isThenable(skipped)) return skipped.then((yes) => (yes ? undefined : this.#allowList(req, res, priority)));
+    return skipped ? undefined : this.#allowList(req, res, priority);
+  }
+
+  #allowList(req: Req, res: Res, priority: Priority | typeof STATUS | undefined): MaybePromise<GateResult> {
+    const ctx = new RequestContext(req, this, priority === STATUS ? undefined : priority);
     const allowed = this.config.allowed;
-    if (allowed === undefined) return this.#limit(ctx, res);
+    if (allowed === undefined) return this.#limitOrBudget(ctx, res, priority === STATUS);
     const listed = this.#predicate(allowed, req, this.config.allowedByIp ? ctx.ip : undefined);
-    if (isThenable(listed)) return listed.then((yes) => (yes ? undefined : this.#limit(ctx, res)));
-    return listed ? undefined : this.#limit(ctx, res);
+    if (isThenable(listed))
+      return listed.then((yes) => (yes ? undefined : this.#limitOrBudget(ctx, res, priority === STATUS)));
+    return listed ? undefined : this.#limitOrBudget(ctx, res, priority === STATUS);
+  }
+
+  #limitOrBudget(ctx: RequestContext<Req>, res: Res, status: boolean): MaybePromise<GateResult> {
+    if (!status) return this.#limit(ctx, res);
+    this.#statusBudget ??= new StatusBudget(this.config.engine.clock);
+    const spent = this.#statusBudget.take(ctx.ip);
+    return spent === undefined ? undefined : this.#deny(ctx.req, res, spent);
   }
 
   /** A user's skip or allowList function; one that throws or rejects counts the request (reported once). */

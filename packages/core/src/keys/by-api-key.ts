@@ -1,6 +1,7 @@
 import { rejectUnknownKeys, requireObject } from '../validate';
 import { headerNameOption, headerValue } from './by-header';
 import { hashSecret } from './identity';
+import { perClient } from './scope';
 import type { KeyFunction } from './context';
 
 export interface ByApiKeyOptions {
@@ -36,15 +37,17 @@ export function parseByApiKeyOptions(where: string, options: unknown, extraKeys:
 /** The key function for a validated, lower-case header name. */
 export function apiKeyFunction(header: string): KeyFunction {
   if (header === 'authorization') {
-    return function byBearerToken(ctx) {
+    const byBearerToken: KeyFunction = (ctx) => {
       const token = bearerToken(headerValue(ctx, 'authorization'));
       return token === undefined ? undefined : hashSecret(token);
     };
+    return perClient(byBearerToken);
   }
-  return function byApiKeyKey(ctx) {
+  const byApiKeyKey: KeyFunction = (ctx) => {
     const key = headerValue(ctx, header);
     return key === undefined ? undefined : hashSecret(key);
   };
+  return perClient(byApiKeyKey);
 }
 
 function bearerToken(authorization: string | undefined): string | undefined {

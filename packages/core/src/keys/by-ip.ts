@@ -2,6 +2,7 @@ import ipaddr from 'ipaddr.js';
 import { InvalidOptionError, InvalidOptionTypeError, show } from '../errors';
 import { rejectUnknownKeys, requireObject } from '../validate';
 import { withoutPort } from './address';
+import { perClient } from './scope';
 import type { KeyFunction } from './context';
 
 export interface ByIpOptions {
@@ -42,11 +43,12 @@ export function byIp(options: ByIpOptions = {}): KeyFunction {
 
 /** The key function for validated options. */
 export function ipKeyFunction({ ipv6Subnet, fallback }: IpKeyConfig): KeyFunction {
-  return function byIpKey(ctx) {
+  const byIpKey: KeyFunction = (ctx) => {
     const ip = ctx.ip;
     if (typeof ip !== 'string' || ip === '') return fallback;
     return ipKey(ip, ipv6Subnet);
   };
+  return perClient(byIpKey, 'address');
 }
 
 /** Validates byIp's options; `where` names the object in error messages (`byIp`, `layered.ip`). */

@@ -1,6 +1,7 @@
 import { show } from '../errors';
 import { functionOption } from '../validate';
 import { isThenable } from '../thenable';
+import { perClient } from './scope';
 import type { KeyFunction } from './context';
 
 /** What a byUser function may return: null, undefined and `''` mean "anonymous". */
@@ -15,10 +16,11 @@ export type UserId = string | number | null | undefined;
  */
 export function byUser<Req>(fn: (req: Req) => UserId | Promise<UserId>): KeyFunction<Req> {
   const userId = functionOption<(req: Req) => UserId | Promise<UserId>>('byUser.fn', fn);
-  return function byUserKey(ctx) {
+  const byUserKey: KeyFunction<Req> = (ctx) => {
     const id = userId(ctx.req);
     return isThenable(id) ? Promise.resolve(id).then(userKey) : userKey(id);
   };
+  return perClient(byUserKey);
 }
 
 function userKey(id: unknown): string | undefined {
