@@ -123,11 +123,15 @@ async function everything(client: FamilyClient['client'], rule: (typeof GROUPS)[
     onStoreError: (event) => failures.push(String(event.error)),
     limits: [{ name: 'r', key: byIp(), algorithm: rule[1], ...rule[2] }],
   });
-  const ctx = contextOf({ ip: `198.51.100.${Math.floor(Math.random() * 250)}` });
+  const ip = `198.51.100.${Math.floor(Math.random() * 250)}`;
+  const ctx = contextOf({ ip });
   const control = (op: Promise<unknown>) => op.catch((error: unknown) => failures.push(String(error)));
+  // A refund gives back what its request was charged: one request charged, then refunded, first.
+  const refunded = contextOf({ ip });
+  await limiter.consume(refunded);
+  await limiter.refund(refunded, { cost: 1 });
   const burst = [];
   for (let i = 0; i < 5; i++) burst.push(await limiter.consume(ctx));
-  await limiter.refund(ctx, { cost: 1 });
   await limiter.peek(ctx);
   await control(limiter.unblock(ctx));
   await limiter.consume(ctx);

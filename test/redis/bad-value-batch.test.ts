@@ -117,11 +117,11 @@ describe('a key of the wrong Redis type (issue 19, item 4)', () => {
   it.each(ALL)('%s: block and unblock reset the key and act on it; no store error', async (_name, algorithm) => {
     const { limiter, keyOf, ctx, storeErrors, breakers } = setup(algorithm);
     await suite.client.set(keyOf('victim'), 'not our state');
-    await limiter.block(ctx('victim'), '1m');
+    await limiter.block(ctx('victim'), '1m', { rule: 'tenant' });
     expect(await limiter.consume(ctx('victim'))).toMatchObject({ allowed: false, degraded: false });
     await suite.client.del(keyOf('victim'));
     await suite.client.set(keyOf('victim'), 'not our state');
-    await limiter.unblock(ctx('victim'));
+    await limiter.unblock(ctx('victim'), { rule: 'tenant' });
     expect(await limiter.consume(ctx('victim'))).toMatchObject({ allowed: true, degraded: false });
     expect(storeErrors.map((e) => String(e.error))).toEqual([]);
     expect(breakers).toEqual([]);

@@ -23,7 +23,8 @@ export function createLimiter<Req = unknown>(options: LimiterOptions<Req>): Limi
 
 /**
  * The public face of an engine. A refund(ctx) after consume(ctx) gives back on the keys that were
- * charged, at most what that consume charged; for a ctx it has not seen, the keys ctx maps to now.
+ * charged, at most what that consume charged; for a ctx it has not seen, the keys of its own that
+ * ctx maps to now (its client-scope rules), never a key other clients share.
  */
 export function limiterOf<Req>(engine: LimiterEngine<Req>): Limiter<Req> {
   const charged = new WeakMap<object, LimiterDecision>();
@@ -44,7 +45,8 @@ export function limiterOf<Req>(engine: LimiterEngine<Req>): Limiter<Req> {
         return;
       }
       checkRefund(cost);
-      await engine.refund(await engine.resolve(ctx, cost), cost);
+      // Nothing says what this ctx was charged: only its own keys, never one other clients share.
+      await engine.refund(await engine.ownCalls(ctx), cost);
     },
     peek: async (ctx, peekOptions = {}) => engine.peek(ctx, peekOptions.cost ?? 1, priorityOf('peek', peekOptions)),
     reset: async (ctx, selector) => engine.control('reset', ctx, ruleOf('reset', selector)),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { concurrency, createLimiter, fixedWindow, MemoryStore, tokenBucket } from '@floodgate/core';
+import { byIp, concurrency, createLimiter, fixedWindow, MemoryStore, tokenBucket } from '@floodgate/core';
 import type { KeyContext } from '@floodgate/core';
 import { contextOf } from './keys/context';
 
@@ -11,7 +11,7 @@ function bucketOfTen() {
   return createLimiter({
     store: new MemoryStore({ clock }),
     clock,
-    limits: [{ name: 'ip', key: (c) => c.ip, algorithm: tokenBucket({ capacity: 10, refillRate: 1 }) }],
+    limits: [{ name: 'ip', key: byIp(), algorithm: tokenBucket({ capacity: 10, refillRate: 1 }) }],
   });
 }
 
@@ -85,6 +85,25 @@ describe('issue 19.8: limiter.refund(ctx, { cost })', () => {
     await limiter.consume(contextOf({ ip: '203.0.113.9' }), { cost: 6 });
     await limiter.refund(contextOf({ ip: '203.0.113.9' }), { cost: 2 });
     expect(await limiter.consume(contextOf({ ip: '203.0.113.9' }), { cost: 0 })).toMatchObject({ remaining: 6 });
+  });
+
+  it('for a ctx it has not seen, gives nothing back to a key other clients share', async () => {
+    const limiter = createLimiter({
+      store: new MemoryStore({ clock }),
+      clock,
+      limits: [
+        { name: 'ip', key: byIp(), algorithm: tokenBucket({ capacity: 10, refillRate: 1 }) },
+        { name: 'global', key: () => 'all', algorithm: tokenBucket({ capacity: 100, refillRate: 1 }) },
+      ],
+    });
+    await limiter.consume(contextOf({ ip: '203.0.113.9' }), { cost: 6 });
+    await limiter.consume(contextOf({ ip: '203.0.113.10' }), { cost: 6 });
+    await limiter.refund(contextOf({ ip: '203.0.113.9' }), { cost: 6 });
+    const after = await limiter.consume(contextOf({ ip: '203.0.113.9' }), { cost: 0 });
+    expect(after.results.map((r) => [r.rule, r.remaining])).toEqual([
+      ['ip', 10],
+      ['global', 88],
+    ]);
   });
 
   it.each([-5, 1.5, Number.NaN, '2'])(

@@ -115,7 +115,9 @@ export function userApp(): UserApp {
     hash.update(pkg.name).update(readFileSync(built[pkg.name] as string));
   }
   hash.update(THIRD_PARTY.join(',')).update(storePath());
-  const dir = join(tmpdir(), `floodgate-user-app-${hash.digest('hex').slice(0, 16)}`);
+  // One name per checkout, so that cleaning up after this one never removes another's install.
+  const checkout = createHash('sha256').update(ROOT).digest('hex').slice(0, 8);
+  const dir = join(tmpdir(), `floodgate-user-app-${checkout}-${hash.digest('hex').slice(0, 16)}`);
   const tarballs = Object.fromEntries(packages.map((pkg) => [pkg.name, join(dir, 'tarballs', `${pkg.dir}.tgz`)]));
   if (!existsSync(join(dir, '.installed'))) {
     const staging = `${dir}.${process.pid}`;
@@ -126,7 +128,8 @@ export function userApp(): UserApp {
     writeFileSync(join(staging, '.installed'), new Date().toISOString());
     rmSync(dir, { recursive: true, force: true });
     renameSync(staging, dir);
-    for (const old of readdirSync(tmpdir()).filter((name) => /^floodgate-user-app-[0-9a-f]{16}$/.test(name))) {
+    const mine = new RegExp(`^floodgate-user-app-${checkout}-[0-9a-f]{16}$`);
+    for (const old of readdirSync(tmpdir()).filter((name) => mine.test(name))) {
       if (join(tmpdir(), old) !== dir) rmSync(join(tmpdir(), old), { recursive: true, force: true });
     }
   }
