@@ -103,6 +103,39 @@ describe.each(storeNames)('%s store', (storeName) => {
         keyOf('2001:db8:0:100::'),
       ]);
     });
+
+    it('every form of one client in X-Forwarded-For is one key, and NAT64 clients are apart (issue 19, item 9)', async () => {
+      const f = fixture(storeName);
+      const keys: string[][] = [];
+      const options = {
+        limits: [{ name: 'ip', key: byIp(), algorithm }],
+        clock: f.clock,
+        store: f.store,
+        prefix: f.prefix,
+        onDecision: (event: DecisionEvent) => keys.push(event.keys),
+      };
+      await withApp(driver, { options, trustProxy: ['127.0.0.1'] }, async (app) => {
+        const via = async (address: string) => (await get(app.url, '/', { 'x-forwarded-for': address })).status;
+        // Before: Hono keyed the proxy for the bracketed address without a port, Express and Fastify a hash of it.
+        expect(await via('[2001:db8:1:2::1]')).toBe(200);
+        expect([await via('2001:db8:1:2::1'), await via('[2001:db8:1:2::1]:443')]).toEqual([429, 429]);
+        expect(await via('[2001:db8:1:2::1%eth0]')).toBe(429);
+        // Before: every NAT64 and every SIIT client shared one /56 key.
+        expect(await via('64:ff9b::1.2.3.4')).toBe(200);
+        expect([await via('1.2.3.4'), await via('::ffff:0:1.2.3.4'), await via('[64:ff9b::102:304]:80')]).toEqual([
+          429, 429, 429,
+        ]);
+        expect(await via('64:ff9b::5.6.7.8')).toBe(200);
+        expect(await via('::ffff:0:9.9.9.9')).toBe(200);
+      });
+      const keyOf = (identity: string) => [limiterKey(f.prefix, 'ip', algorithm, identity)];
+      expect(keys).toEqual([
+        ...new Array(4).fill(keyOf('2001:db8:1::')),
+        ...new Array(4).fill(keyOf('1.2.3.4')),
+        keyOf('5.6.7.8'),
+        keyOf('9.9.9.9'),
+      ]);
+    });
   });
 });
 
