@@ -202,23 +202,28 @@ const ipv4Arb = fc.tuple(
   fc.integer({ min: 0, max: 255 }),
 );
 
+/** The two 16-bit groups of an IPv4 address, in hex, each XORed with `mask` (Teredo inverts them). */
+const groupsOf = (o: number[], mask = 0) => [
+  hex16((((o[0] as number) << 8) | (o[1] as number)) ^ mask),
+  hex16((((o[2] as number) << 8) | (o[3] as number)) ^ mask),
+];
+
 /** The spellings of an IPv4 client; each yields the same key as the dotted quad. */
 const IPV4_SPELLINGS: ((o: number[]) => string)[] = [
   (o) => o.join('.'),
   (o) => `${o.join('.')}:${1024 + (o[3] as number)}`,
   (o) => `::ffff:${o.join('.')}`,
   (o) => `[::ffff:${o.join('.')}]:443`,
-  (o) => `::FFFF:${hex16(((o[0] as number) << 8) | (o[1] as number))}:${hex16(((o[2] as number) << 8) | (o[3] as number))}`,
+  (o) => `::FFFF:${groupsOf(o).join(':')}`,
   (o) => `::ffff:0:${o.join('.')}`,
   (o) => `[::ffff:0:${o.join('.')}]`,
   (o) => `64:ff9b::${o.join('.')}`,
-  (o) => `64:ff9b::${hex16(((o[0] as number) << 8) | (o[1] as number))}:${hex16(((o[2] as number) << 8) | (o[3] as number))}`,
+  (o) => `64:ff9b::${groupsOf(o).join(':')}`,
   (o) => `[64:ff9b::${o.join('.')}]`,
   (o) => `[64:ff9b::${o.join('.')}]:8080`,
-  (o) => `::${hex16(((o[0] as number) << 8) | (o[1] as number))}:${hex16(((o[2] as number) << 8) | (o[3] as number))}`,
-  (o) => `2002:${hex16(((o[0] as number) << 8) | (o[1] as number))}:${hex16(((o[2] as number) << 8) | (o[3] as number))}::1`,
-  (o) =>
-    `[2001:0:4136:e378:8000:63bf:${hex16((((o[0] as number) << 8) | (o[1] as number)) ^ 0xffff)}:${hex16((((o[2] as number) << 8) | (o[3] as number)) ^ 0xffff)}]`,
+  (o) => `::${groupsOf(o).join(':')}`,
+  (o) => `2002:${groupsOf(o).join(':')}::1`,
+  (o) => `[2001:0:4136:e378:8000:63bf:${groupsOf(o, 0xffff).join(':')}]`,
 ];
 
 /** A global unicast IPv6 host outside every prefix that embeds IPv4 (2400::/6 holds none). */
@@ -272,7 +277,9 @@ describe.each(drivers)('$name: one client in any spelling through a trusted prox
           let forms: string[];
           let identity: string;
           if ('ipv4' in client) {
-            forms = [client.first, client.second].map((i) => (IPV4_SPELLINGS[i] as (o: number[]) => string)(client.ipv4));
+            forms = [client.first, client.second].map((i) =>
+              (IPV4_SPELLINGS[i] as (o: number[]) => string)(client.ipv4),
+            );
             identity = client.ipv4.join('.');
           } else {
             const parts = [client.ipv6[0], ...client.ipv6[1]];
