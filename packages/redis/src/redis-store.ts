@@ -2,7 +2,7 @@ import { InvalidOptionError, StoreError } from '@floodgate/core';
 import { Deadlines, show } from '@floodgate/core/store';
 import { Batcher } from './batcher';
 import { parseRedisStoreOptions } from './options';
-import { enforcedAllow, nowArgument, parseReply, scriptCall, toWireLayer } from './protocol';
+import { enforcedAllow, keyPrefixOf, nowArgument, parseReply, scriptCall, toWireLayer } from './protocol';
 import { evalRunner, functionRunner } from './script-runner';
 import { refusedTime } from './server-time';
 import { groupBySlot, masterOf } from './slots';
@@ -33,6 +33,8 @@ export class RedisStore implements PartitionedStore {
   readonly timeout: number;
   readonly scripts: RedisStoreScripts;
   readonly #config: RedisStoreConfig;
+  /** `prefix` and its `:` separator, as each key starts. */
+  readonly #keyPrefix: string;
   readonly #runner: ScriptRunner;
   readonly #batcher: Batcher | undefined;
   readonly #deadlines: Deadlines;
@@ -42,6 +44,7 @@ export class RedisStore implements PartitionedStore {
   constructor(options: RedisStoreOptions) {
     this.#config = parseRedisStoreOptions(options);
     ({ prefix: this.prefix, clock: this.#clock, timeout: this.timeout, scripts: this.scripts } = this.#config);
+    this.#keyPrefix = keyPrefixOf(this.prefix);
     const { client, cluster } = this.#config;
     this.#deadlines = new Deadlines(this.timeout);
     this.#runner = this.scripts === 'function' ? functionRunner(client) : evalRunner(client);
@@ -108,13 +111,13 @@ export class RedisStore implements PartitionedStore {
    * breaker in the limiter, so losing one shard leaves the others in use), one part otherwise.
    */
   partitionOf(key: string): string {
-    return this.#config.cluster ? masterOf(this.#config.client, this.prefix + key) : '';
+    return this.#config.cluster ? masterOf(this.#config.client, this.#keyPrefix + key) : '';
   }
 
   #submit(op: WireOp, calls: readonly LayerCall[], id: string): Promise<LayerOutcome[]> {
     let layers: WireLayer[];
     try {
-      layers = calls.map((call) => toWireLayer(call, this.prefix, op));
+      layers = calls.map((call) => toWireLayer(call, this.#keyPrefix, op));
     } catch (error) {
       return Promise.reject(error);
     }

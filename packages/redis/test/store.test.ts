@@ -4,7 +4,7 @@ import type { Algorithm } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { SCRIPT_SHA1, SCRIPT_SOURCE } from '../src/generated/lua';
 import { parseReply, scriptCall, toWireLayer } from '../src/protocol';
-import { freshPrefix, layerKey } from '../../../test/redis/fixtures/client.ts';
+import { freshPrefix, layerKey, storedKey } from '../../../test/redis/fixtures/client.ts';
 import { useRedis } from '../../../test/redis/fixtures/suite.ts';
 
 const suite = useRedis();
@@ -40,7 +40,7 @@ describe('RedisStore on one node', () => {
     const store = new RedisStore({ client: suite.client, prefix, clock: 'client' });
     const algorithm = fixedWindow({ limit: 5, window: 10_000 });
     await store.consume([{ key: layerKey('ip', 'x'), algorithm, cost: 1 }], 'r');
-    expect(await suite.client.keys(`${prefix}*`)).toEqual([`${prefix}${layerKey('ip', 'x')}`]);
+    expect(await suite.client.keys(`${prefix}*`)).toEqual([storedKey(prefix, layerKey('ip', 'x'))]);
   });
 
   it('reports resetAt in the app clock when Redis keeps the time', async () => {
