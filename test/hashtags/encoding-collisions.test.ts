@@ -182,8 +182,8 @@ describe('encoding collisions (catalogue B23)', () => {
       ]);
     const stores = new Map<string, RedisStore>();
     const storeFor = (prefix: string) => {
-      let store = stores.get(prefix);
-      if (store === undefined) stores.set(prefix, (store = new RedisStore({ client: suite.client, prefix })));
+      const store = stores.get(prefix) ?? new RedisStore({ client: suite.client, prefix });
+      stores.set(prefix, store);
       return store;
     };
     let run = 0;
@@ -234,4 +234,3 @@ describe('encoding collisions (catalogue B23)', () => {
     await suite.client.del(...new Set(written));
   });
 });
-

@@ -541,7 +541,13 @@ describe('the strikes key', () => {
     await store.consume([call], 'one');
     await store.consume([call], 'two');
     // Wherever the store names it: every key that contains the layer's.
-    const [cursor, keys] = await suite.client.scan('0', 'MATCH', `*${storedKey(prefix, 'plain-key')}*`, 'COUNT', 100_000);
+    const [cursor, keys] = await suite.client.scan(
+      '0',
+      'MATCH',
+      `*${storedKey(prefix, 'plain-key')}*`,
+      'COUNT',
+      100_000,
+    );
     expect(cursor).toBe('0');
     expect(keys).toHaveLength(2);
     const [strikes] = keys.filter((key) => key !== storedKey(prefix, call.key));
