@@ -4,7 +4,7 @@ import { getConnInfo } from 'hono/cloudflare-workers';
 import { DurableObjectStore, FloodgateObject } from '../../../packages/cloudflare/src/index.ts';
 import { byHeader, byIp, rateLimiter, slidingLog } from '@floodgate/hono';
 import { storeRoute } from './store-route.ts';
-import type { LimitRule } from '@floodgate/hono';
+import type { FloodgateWarning, LimitRule } from '@floodgate/hono';
 import type { LimiterNamespace, LimiterObjectState } from '../../../packages/cloudflare/src/index.ts';
 import type { Context, MiddlewareHandler } from 'hono';
 
@@ -61,7 +61,7 @@ export class TestObject extends FloodgateObject {
   }
 }
 
-const events = { storeErrors: 0, breaker: [] as string[] };
+const events = { storeErrors: 0, breaker: [] as string[], warnings: [] as FloodgateWarning[] };
 
 function rules(config: Config): LimitRule<Context>[] {
   const ip: LimitRule<Context> = {
@@ -110,6 +110,9 @@ const limit =
 function storeOf(env: Env, config: Config, clock?: () => number): DurableObjectStore {
   return new DurableObjectStore({
     namespace: env.FLOODGATE,
+    onWarning: (warning) => {
+      events.warnings.push(warning);
+    },
     ...(config.shards === undefined ? {} : { shards: config.shards }),
     ...(clock === undefined ? {} : { clock }),
   });
