@@ -45,8 +45,9 @@ describe.each([
 ] as const)('a Durable Object that %s', (_, fault) => {
   let mf: Miniflare;
   beforeAll(async () => {
-    // limit 10 shared by 2 instances: each isolate's local fallback admits 5.
-    const config = { limit: 10, timeout: TIMEOUT, instances: 2 };
+    // limit 10 shared by 2 instances: each isolate's local fallback admits 5. The breaker's first
+    // wait is longer than the test: once open, it lets no probe through.
+    const config = { limit: 10, timeout: TIMEOUT, instances: 2, probeInterval: 60_000 };
     mf = startWorkers(bundle, [
       { name: 'a', config, fault, objectClass: 'TestObject' },
       { name: 'b', config, fault, objectClass: 'TestObject', objectOwner: 'a' },

@@ -21,7 +21,8 @@ let mf: Miniflare;
 beforeAll(async () => {
   const bundle = await bundleWorker('hono-durable');
   mf = startWorkers(bundle, [
-    { name: 'kv', config: { limit: 4 }, objectClass: 'FloodgateObject', storage: 'key-value' },
+    // The breaker's first wait is longer than the test: once open, it lets no probe through.
+    { name: 'kv', config: { limit: 4, probeInterval: 60_000 }, objectClass: 'FloodgateObject', storage: 'key-value' },
     { name: 'sqlite', config: { limit: 4 }, objectClass: 'FloodgateObject' },
   ]);
   await mf.ready;

@@ -53,6 +53,15 @@ export class RedisStore implements PartitionedStore {
     warnIfOfflineQueue(client, this.#config.warn);
   }
 
+  /**
+   * How many times the client has become ready since this store met it (undefined for a client
+   * that does not say: Valkey GLIDE, or an adapter without readyCount). A limiter whose circuit
+   * breaker is open probes Redis at the first request after this changes.
+   */
+  get readyCount(): number | undefined {
+    return this.#config.client.readyCount?.();
+  }
+
   /** The clock in use: as configured, or `'client'` once Redis has refused TIME inside scripts. */
   get clock(): RedisStoreClock {
     return this.#clock;

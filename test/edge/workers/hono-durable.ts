@@ -16,6 +16,8 @@ interface Config {
   shards?: number;
   timeout?: number;
   instances?: number;
+  /** The breaker's first wait, ms (default 1 s): long, for tests that count the calls an open breaker lets through. */
+  probeInterval?: number;
 }
 
 interface Env {
@@ -94,6 +96,7 @@ const limit =
         getConnInfo,
         timeout: config.timeout ?? 100,
         instances: config.instances ?? 1,
+        ...(config.probeInterval === undefined ? {} : { breaker: { probeInterval: config.probeInterval } }),
         denyCache: route === 'limited',
         onStoreError: () => {
           events.storeErrors++;
