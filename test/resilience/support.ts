@@ -29,23 +29,16 @@ export function tunedClient(port: number, extra: RedisOptions = {}): Redis {
 }
 
 /**
- * An ioredis client with the root README's settings, word for word (test/docs/client-setup.test.ts
- * keeps the README's copies the same), lazily connected: call `connect()`.
+ * An ioredis client with the root README's settings (test/docs/client-setup.test.ts keeps the
+ * README's copies the same): tunedClient's, with its command timeout and reconnect back-off, and
+ * lazily connected (call `connect()`).
  */
 export function readmeClient(port: number): Redis {
-  const client = new Redis({
-    host: '127.0.0.1',
-    port,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
+  return tunedClient(port, {
     commandTimeout: 100,
-    connectTimeout: 1000,
-    reconnectOnError: null,
     retryStrategy: (attempt) => Math.min(attempt * 50, 1000),
     lazyConnect: true,
   });
-  client.on('error', () => {});
-  return client;
 }
 
 /** Resolves once the client is ready to take commands. */
