@@ -20,7 +20,7 @@ const redis = await startRedisServer();
 const client = await recommendedClient(redis.port, false);
 const admin = await adminClient(redis.port);
 const limiter = createLimiter({
-  store: new RedisStore({ client, prefix: 'bench:' }),
+  store: new RedisStore({ client, prefix: 'bench' }),
   limits: [{ name: 'apiKey', key: byHeader('x-api-key'), algorithm: fixedWindow({ limit: 1e9, window: 60_000 }) }],
 });
 const contexts = Array.from({ length: KEYS }, (_, index) => {

@@ -45,21 +45,28 @@ const FORWARDED = [
 
 const algorithm = fixedWindow({ limit: 1, window: '1m' });
 
+/** byIp options on the test's store that record each decision's keys, and the key of an identity. */
+function keyedByIp(storeName: string) {
+  const f = fixture(storeName);
+  const keys: string[][] = [];
+  const options = {
+    limits: [{ name: 'ip', key: byIp(), algorithm }],
+    clock: f.clock,
+    store: f.store,
+    prefix: f.prefix,
+    onDecision: (event: DecisionEvent) => keys.push(event.keys),
+  };
+  const keyOf = (identity: string) => [limiterKey(f.prefix, 'ip', algorithm, identity)];
+  return { keys, options, keyOf };
+}
+
 describe.each(storeNames)('%s store', (storeName) => {
   describe.each(drivers)('$name', (driver) => {
     it.each(TRUST)(
       'a Forwarded header alone is never read ($name): the request is keyed by its real address (catalogue E47 e)',
       async ({ trustProxy }) => {
-        const f = fixture(storeName);
-        const keys: string[][] = [];
-        const options = {
-          limits: [{ name: 'ip', key: byIp(), algorithm }],
-          clock: f.clock,
-          store: f.store,
-          prefix: f.prefix,
-          onWarning: () => {},
-          onDecision: (event: DecisionEvent) => keys.push(event.keys),
-        };
+        const { keys, options: keyed, keyOf } = keyedByIp(storeName);
+        const options = { ...keyed, onWarning: () => {} };
         await withApp(driver, { options, ...(trustProxy === undefined ? {} : { trustProxy }) }, async (app) => {
           const statuses: number[] = [];
           for (const forwarded of FORWARDED) statuses.push((await get(app.url, '/', { forwarded })).status);
@@ -69,21 +76,12 @@ describe.each(storeNames)('%s store', (storeName) => {
           expect((await get(app.url)).status).toBe(429);
         });
         // Every request was counted under the address of its connection, the loopback client.
-        const real = limiterKey(f.prefix, 'ip', algorithm, '127.0.0.1');
-        expect(keys).toEqual(new Array(FORWARDED.length + 1).fill([real]));
+        expect(keys).toEqual(new Array(FORWARDED.length + 1).fill(keyOf('127.0.0.1')));
       },
     );
 
     it('an IPv6 client written with a dotted quad (2001:db8::1.2.3.4) stays IPv6, grouped by its /56 (catalogue E48)', async () => {
-      const f = fixture(storeName);
-      const keys: string[][] = [];
-      const options = {
-        limits: [{ name: 'ip', key: byIp(), algorithm }],
-        clock: f.clock,
-        store: f.store,
-        prefix: f.prefix,
-        onDecision: (event: DecisionEvent) => keys.push(event.keys),
-      };
+      const { keys, options, keyOf } = keyedByIp(storeName);
       await withApp(driver, { options, trustProxy: ['127.0.0.1'] }, async (app) => {
         const via = (address: string) => get(app.url, '/', { 'x-forwarded-for': address });
         expect((await via('2001:db8::1.2.3.4')).status).toBe(200);
@@ -94,13 +92,36 @@ describe.each(storeNames)('%s store', (storeName) => {
         expect((await via('1.2.3.4')).status).toBe(200);
         expect((await via('2001:db8:0:100::1.2.3.4')).status).toBe(200);
       });
-      const keyOf = (identity: string) => [limiterKey(f.prefix, 'ip', algorithm, identity)];
       expect(keys).toEqual([
         keyOf('2001:db8::'),
         keyOf('2001:db8::'),
         keyOf('2001:db8::'),
         keyOf('1.2.3.4'),
         keyOf('2001:db8:0:100::'),
+      ]);
+    });
+
+    it('every form of one client in X-Forwarded-For is one key, and NAT64 clients are apart (issue 19, item 9)', async () => {
+      const { keys, options, keyOf } = keyedByIp(storeName);
+      await withApp(driver, { options, trustProxy: ['127.0.0.1'] }, async (app) => {
+        const via = async (address: string) => (await get(app.url, '/', { 'x-forwarded-for': address })).status;
+        // Before: Hono keyed the proxy for the bracketed address without a port, Express and Fastify a hash of it.
+        expect(await via('[2001:db8:1:2::1]')).toBe(200);
+        expect([await via('2001:db8:1:2::1'), await via('[2001:db8:1:2::1]:443')]).toEqual([429, 429]);
+        expect(await via('[2001:db8:1:2::1%eth0]')).toBe(429);
+        // Before: every NAT64 and every SIIT client shared one /56 key.
+        expect(await via('64:ff9b::1.2.3.4')).toBe(200);
+        expect([await via('1.2.3.4'), await via('::ffff:0:1.2.3.4'), await via('[64:ff9b::102:304]:80')]).toEqual([
+          429, 429, 429,
+        ]);
+        expect(await via('64:ff9b::5.6.7.8')).toBe(200);
+        expect(await via('::ffff:0:9.9.9.9')).toBe(200);
+      });
+      expect(keys).toEqual([
+        ...new Array(4).fill(keyOf('2001:db8:1::')),
+        ...new Array(4).fill(keyOf('1.2.3.4')),
+        keyOf('5.6.7.8'),
+        keyOf('9.9.9.9'),
       ]);
     });
   });

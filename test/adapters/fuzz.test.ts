@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import {
   buildHeaders,
+  byIp,
   concurrency,
   fixedWindow,
   gcra,
@@ -13,7 +14,8 @@ import { parseList } from 'structured-headers';
 import { describe, expect, it } from 'vitest';
 import { drivers, get } from './drivers.ts';
 import { withApp } from './suite.ts';
-import type { Decision, LayerResult } from '@floodgate/core';
+import type { Decision, DecisionEvent, LayerResult } from '@floodgate/core';
+import { limiterKey } from '../redis/fixtures/client.ts';
 import { ALGORITHM_KINDS as KINDS } from '../redis/fixtures/algorithms.ts';
 
 /**
@@ -178,5 +180,120 @@ describe.each(drivers)('$name: random requests against a spent limit', (driver) 
         );
       },
     );
+  });
+});
+
+/**
+ * Issue 19, item 9: one client, any spelling. A random IPv4 client (written plain, with a port,
+ * IPv4-mapped, SIIT, NAT64, IPv4-compatible, 6to4 or Teredo, dotted or hex, bracketed or not) or a
+ * random IPv6 host (compressed, expanded, upper case, bracketed, with a port or a zone id), sent
+ * through a trusted proxy in X-Forwarded-For: every framework keys each spelling as the IPv4
+ * address, or as the host's /56, which the oracle below computes without the library.
+ */
+
+/** Public /8 blocks: an address in them is the 6to4 site's or the Teredo client's own. */
+const PUBLIC_FIRST_OCTETS = [8, 9, 12, 13, 20, 23, 31, 34, 45, 52, 62, 77, 81, 93, 104, 151, 185, 212, 217];
+
+const hex16 = (n: number) => n.toString(16);
+const ipv4Arb = fc.tuple(
+  fc.constantFrom(...PUBLIC_FIRST_OCTETS),
+  fc.integer({ min: 0, max: 255 }),
+  fc.integer({ min: 0, max: 255 }),
+  fc.integer({ min: 0, max: 255 }),
+);
+
+/** The two 16-bit groups of an IPv4 address, in hex, each XORed with `mask` (Teredo inverts them). */
+const groupsOf = (o: number[], mask = 0) => [
+  hex16((((o[0] as number) << 8) | (o[1] as number)) ^ mask),
+  hex16((((o[2] as number) << 8) | (o[3] as number)) ^ mask),
+];
+
+/** The spellings of an IPv4 client; each yields the same key as the dotted quad. */
+const IPV4_SPELLINGS: ((o: number[]) => string)[] = [
+  (o) => o.join('.'),
+  (o) => `${o.join('.')}:${1024 + (o[3] as number)}`,
+  (o) => `::ffff:${o.join('.')}`,
+  (o) => `[::ffff:${o.join('.')}]:443`,
+  (o) => `::FFFF:${groupsOf(o).join(':')}`,
+  (o) => `::ffff:0:${o.join('.')}`,
+  (o) => `[::ffff:0:${o.join('.')}]`,
+  (o) => `64:ff9b::${o.join('.')}`,
+  (o) => `64:ff9b::${groupsOf(o).join(':')}`,
+  (o) => `[64:ff9b::${o.join('.')}]`,
+  (o) => `[64:ff9b::${o.join('.')}]:8080`,
+  (o) => `::${groupsOf(o).join(':')}`,
+  (o) => `2002:${groupsOf(o).join(':')}::1`,
+  (o) => `[2001:0:4136:e378:8000:63bf:${groupsOf(o, 0xffff).join(':')}]`,
+];
+
+/** A global unicast IPv6 host outside every prefix that embeds IPv4 (2400::/6 holds none). */
+const ipv6Arb = fc.tuple(
+  fc.integer({ min: 0x2400, max: 0x27ff }),
+  fc.array(fc.integer({ min: 0, max: 0xffff }), { minLength: 7, maxLength: 7 }),
+);
+
+/** RFC 5952 text of eight groups, by the URL parser (not by the library under test). */
+const canonical = (parts: number[]) => new URL(`http://[${parts.map(hex16).join(':')}]/`).hostname.slice(1, -1);
+
+const IPV6_SPELLINGS: ((parts: number[]) => string)[] = [
+  (p) => canonical(p),
+  (p) => p.map((n) => n.toString(16).padStart(4, '0')).join(':'),
+  (p) => canonical(p).toUpperCase(),
+  (p) => `[${canonical(p)}]`,
+  (p) => `[${canonical(p)}]:${1024 + ((p[7] as number) % 50000)}`,
+  (p) => `${canonical(p)}%eth0`,
+  (p) => `[${canonical(p)}%25en0]:80`,
+];
+
+/** The /56 network of a host: the first 56 bits kept. */
+const slash56 = (parts: number[]) => canonical(parts.map((n, i) => (i < 3 ? n : i === 3 ? n & 0xff00 : 0)));
+
+const clientArb = fc.oneof(
+  fc.record({
+    ipv4: ipv4Arb,
+    first: fc.nat(IPV4_SPELLINGS.length - 1),
+    second: fc.nat(IPV4_SPELLINGS.length - 1),
+  }),
+  fc.record({
+    ipv6: ipv6Arb,
+    first: fc.nat(IPV6_SPELLINGS.length - 1),
+    second: fc.nat(IPV6_SPELLINGS.length - 1),
+  }),
+);
+
+describe.each(drivers)('$name: one client in any spelling through a trusted proxy (issue 19, item 9)', (driver) => {
+  it('keys every spelling of an IPv4 client as the address, and of an IPv6 host as its /56', async () => {
+    const algorithm = fixedWindow({ limit: 1_000_000, window: '1h' });
+    const prefix = `fuzz-forms-${process.pid}`;
+    const keys: string[] = [];
+    const options = {
+      prefix,
+      limits: [{ name: 'ip', key: byIp(), algorithm }],
+      onDecision: (event: DecisionEvent) => keys.push(event.keys[0] as string),
+    };
+    await withApp(driver, { options, trustProxy: ['127.0.0.1'] }, async (app) => {
+      await fc.assert(
+        fc.asyncProperty(clientArb, async (client) => {
+          let forms: string[];
+          let identity: string;
+          if ('ipv4' in client) {
+            forms = [client.first, client.second].map((i) =>
+              (IPV4_SPELLINGS[i] as (o: number[]) => string)(client.ipv4),
+            );
+            identity = client.ipv4.join('.');
+          } else {
+            const parts = [client.ipv6[0], ...client.ipv6[1]];
+            forms = [client.first, client.second].map((i) => (IPV6_SPELLINGS[i] as (p: number[]) => string)(parts));
+            identity = slash56(parts);
+          }
+          keys.length = 0;
+          for (const form of forms) {
+            expect((await get(app.url, '/', { 'x-forwarded-for': form })).status, form).toBe(200);
+          }
+          expect(keys, forms.join(' then ')).toEqual(new Array(2).fill(limiterKey(prefix, 'ip', algorithm, identity)));
+        }),
+        { numRuns: 50 },
+      );
+    });
   });
 });

@@ -1,18 +1,21 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { adminCommand, ready } from '../resilience/support.ts';
+import { RedisStore } from '@floodgate/redis';
+import { adminCommand, readmeClient, ready } from '../resilience/support.ts';
 import {
   at,
   boundFor,
   expectAnswered,
   expectBounded,
   expectDegradedOnlyWithin,
+  stalledDuring,
   warmUp,
   watch,
 } from './support/checks.ts';
 import { COOLDOWN, TIMEOUT, useChaosParts } from './support/fixture.ts';
 import { runLoad } from './support/load.ts';
+import { startApp } from './support/app.ts';
 import { record, summarize } from './support/report.ts';
 
 const chaos = useChaosParts();
@@ -44,6 +47,59 @@ describe('chaos: Redis killed', () => {
     expectBounded(app, boundFor(TIMEOUT));
     expectDegradedOnlyWithin(app, killedAt, backAt + COOLDOWN + 1000);
     expect(recovered).toBeLessThanOrEqual(COOLDOWN + 1000);
+  });
+
+  it('11. killed for 10 s with the README client and breaker defaults: Redis-backed again within 2 s of the restart (issue 19, item 14)', async () => {
+    const server = await chaos.redis();
+    const client = chaos.disconnectAfter(readmeClient(server.port));
+    await client.connect();
+    const readyAt: number[] = [];
+    client.on('ready', () => readyAt.push(performance.now()));
+    // No breaker option: the defaults (cooldown 30 s, probeInterval 1 s), as the README's example runs.
+    const app = await startApp({ store: new RedisStore({ client }), limit: 40 });
+    try {
+      await warmUp(app);
+      const watching = watch();
+      const load = runLoad({ url: app.url, rate: 100, durationMs: 14_000 });
+      await at(1000);
+      const killedAt = performance.now();
+      await server.kill();
+      await at(10_000);
+      const startedAt = performance.now();
+      await server.start();
+      const samples = await load;
+      const { rejections, loopDelay } = watching.stop();
+
+      // Reachable from some instant between start() and its first PONG: counting from the start is the stricter bound.
+      const redisAgain = app.decisions.find((d) => d.at > startedAt && !d.degraded);
+      const againAt = redisAgain?.at ?? Number.NaN;
+      const recovered = Math.round(againAt - startedAt);
+      const reconnectedAt = readyAt.find((at) => at > startedAt) ?? Number.NaN;
+      const afterReconnect = app.breakerChanges.filter((c) => c.at >= reconnectedAt).map((c) => c.to);
+      const opened = app.breakerChanges.find((c) => c.to === 'open')?.at ?? Number.NaN;
+      const path = app.breakerChanges.map((c) => c.to).join(' → ');
+      const notes = `breaker opened ${Math.round(opened - killedAt)} ms after the kill; client ready ${Math.round(reconnectedAt - startedAt)} ms after the restart; Redis-backed again ${recovered} ms after the restart; breaker: ${path}`;
+      record(
+        summarize(
+          '11. Redis killed for 10 s, README client, breaker defaults',
+          samples,
+          app.decisions,
+          notes,
+          loopDelay,
+        ),
+      );
+
+      expect(rejections).toEqual([]);
+      expectAnswered(samples, app);
+      expectBounded(app, boundFor(100));
+      // What the limiter controls: once the client is ready again, the next request probes (while it
+      // is under way the others stay local) and Redis answers it.
+      expect(afterReconnect).toEqual(['half-open', 'closed']);
+      // The issue's bound, less the time this process' event loop was held up meanwhile.
+      expect(recovered - stalledDuring(startedAt, againAt)).toBeLessThanOrEqual(2000);
+    } finally {
+      await app.close();
+    }
   });
 
   it('6. restarted every 500 ms for 5 s: no 5xx, no unhandled rejection, no listener or memory growth', async () => {

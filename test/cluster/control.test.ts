@@ -5,6 +5,7 @@ import { replay } from '../conformance/feature-trace.ts';
 import { ALGORITHM_KINDS } from '../redis/fixtures/algorithms.ts';
 import { useCluster } from '../helpers/cluster-suite.ts';
 import { freshPrefix } from '../helpers/redis-cluster-client.ts';
+import { storedKey } from '../redis/fixtures/client.ts';
 import type { LayerCall } from '@floodgate/core/store';
 
 const suite = useCluster();
@@ -24,7 +25,7 @@ async function onThreeMasters(prefix: string, rule: string): Promise<string[]> {
   const byMaster = new Map<number, string>();
   for (let i = 0; byMaster.size < 3 && i < 500; i++) {
     const identity = `id-${i}`;
-    const { port } = await suite.cluster.masterOf(`${prefix}fg:${rule}:{${identity}}`);
+    const { port } = await suite.cluster.masterOf(storedKey(prefix, `fg:${rule}:{${identity}}`));
     if (!byMaster.has(port)) byMaster.set(port, identity);
   }
   if (byMaster.size < 3) throw new Error('no identities found on three masters');
@@ -76,10 +77,12 @@ describe('control operations and rule flags with layers on different masters', (
     }
     expect(lengths).toEqual([20_000, 30_000, 30_000]);
     // The count stored on the open layer's master is the admitted requests', no more.
-    expect(await suite.client.hget(prefix + open.key, 'count')).toBe(String(admitted));
-    const strikes = `${prefix}${shut.key}!p`;
+    expect(await suite.client.hget(storedKey(prefix, open.key), 'count')).toBe(String(admitted));
+    const strikes = `${storedKey(prefix, shut.key)}!p`;
     expect(await suite.client.hget(strikes, 'n')).toBe('4');
-    expect((await suite.cluster.masterOf(strikes)).port).toBe((await suite.cluster.masterOf(prefix + shut.key)).port);
+    expect((await suite.cluster.masterOf(strikes)).port).toBe(
+      (await suite.cluster.masterOf(storedKey(prefix, shut.key))).port,
+    );
   });
 
   it('peeks on every master and writes on none', async () => {
@@ -94,7 +97,12 @@ describe('control operations and rule flags with layers on different masters', (
     await bothConsume(stores, calls, 'fill');
     await bothConsume(stores, [{ ...(calls[0] as LayerCall), cost: 1 }], 'penalised');
     const fresh = { key: `fg:p:{${c}}`, algorithm: fixedWindow({ limit: 2, window: '1h' }), cost: 1, penalty };
-    const keys = [prefix + calls[0]?.key, `${prefix}${calls[0]?.key}!p`, prefix + calls[1]?.key, prefix + fresh.key];
+    const keys = [
+      storedKey(prefix, calls[0]?.key as string),
+      `${storedKey(prefix, calls[0]?.key as string)}!p`,
+      storedKey(prefix, calls[1]?.key as string),
+      storedKey(prefix, fresh.key),
+    ];
     const before = await snapshot(keys);
     clock.now += 10;
     const peeked = [...calls, fresh];
@@ -102,7 +110,7 @@ describe('control operations and rule flags with layers on different masters', (
     expect(answers).toEqual(await stores.memory.peek(peeked, 'peek'));
     expect(answers.map((answer) => answer.allowed)).toEqual([false, false, true]);
     expect(await snapshot(keys)).toEqual(before);
-    expect(await suite.client.exists(prefix + fresh.key)).toBe(0);
+    expect(await suite.client.exists(storedKey(prefix, fresh.key))).toBe(0);
   });
 
   it('blocks, unblocks and resets keys on every master', async () => {
@@ -125,7 +133,7 @@ describe('control operations and rule flags with layers on different masters', (
     const partly = await bothConsume(stores, calls, 'partly');
     expect(partly.map((outcome) => outcome.allowed)).toEqual([true, true, false]);
     for (const store of [stores.redis, stores.memory]) await store.reset(calls);
-    const left = await Promise.all(calls.map((call) => suite.client.exists(prefix + call.key)));
+    const left = await Promise.all(calls.map((call) => suite.client.exists(storedKey(prefix, call.key))));
     expect(left).toEqual([0, 0, 0]);
     const fresh = await bothConsume(stores, calls, 'fresh');
     expect(fresh.map((outcome) => outcome.remaining)).toEqual([2, 2, 2]);

@@ -3,6 +3,7 @@ import { RedisStore } from '@floodgate/redis';
 import { describe, expect, it } from 'vitest';
 import { useCluster } from '../helpers/cluster-suite.ts';
 import { freshPrefix } from '../helpers/redis-cluster-client.ts';
+import { storedKey } from '../redis/fixtures/client.ts';
 import { CLIENT_FAMILIES } from '../redis/fixtures/families.ts';
 import { useFamilyClusterClient } from '../redis/fixtures/family-suite.ts';
 import type { ClusterNode } from '../helpers/redis-cluster.ts';
@@ -20,7 +21,7 @@ async function identityPerMaster(prefix: string): Promise<{ id: string; key: str
   const found = new Map<number, { id: string; key: string; master: ClusterNode }>();
   for (let i = 0; found.size < 3 && i < 200; i++) {
     const key = `fg:ip:{id-${i}}`;
-    const master = await suite.cluster.masterOf(prefix + key);
+    const master = await suite.cluster.masterOf(storedKey(prefix, key));
     if (!found.has(master.port)) found.set(master.port, { id: `id-${i}`, key, master });
   }
   return [...found.values()];

@@ -2,7 +2,7 @@ import { fork } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPrefix } from '../redis/fixtures/client.ts';
+import { freshPrefix, storedKey } from '../redis/fixtures/client.ts';
 import { useRedis } from '../redis/fixtures/suite.ts';
 import { bundleFromSource } from './bundle.ts';
 import type { ChildProcess } from 'node:child_process';
@@ -97,7 +97,7 @@ describe(`${PROCESSES} processes x ${IN_FLIGHT} requests in flight on one penali
       const first = await wave(workers, false);
       expect(first.filter((outcome) => outcome.failed !== undefined)).toEqual([]);
       expect(first.filter((outcome) => outcome.allowed)).toHaveLength(LIMIT);
-      const until = await storedBlockEnd(prefix + KEY, hash);
+      const until = await storedBlockEnd(storedKey(prefix, KEY), hash);
       const denied = first.filter((outcome) => !outcome.allowed);
       expect(denied).toHaveLength(PROCESSES * IN_FLIGHT - LIMIT);
       // One block, set by whichever request was denied first: every denial, the penalised one
@@ -109,9 +109,9 @@ describe(`${PROCESSES} processes x ${IN_FLIGHT} requests in flight on one penali
       // A second race, critical requests included, during the block: nothing admitted, nothing extended.
       const second = await wave(workers, true);
       expect(second.every((outcome) => outcome.allowed === false && outcome.resetAt === resets[0])).toBe(true);
-      expect(await storedBlockEnd(prefix + KEY, hash)).toBe(until);
+      expect(await storedBlockEnd(storedKey(prefix, KEY), hash)).toBe(until);
       // 113 + 150 denials, one penalty: the strikes count it once.
-      expect(await suite.client.hget(`${prefix}${KEY}!p`, 'n')).toBe('1');
+      expect(await suite.client.hget(`${storedKey(prefix, KEY)}!p`, 'n')).toBe('1');
       for (const child of workers) child.send('exit');
     },
   );
@@ -131,14 +131,14 @@ describe(`${PROCESSES} processes x ${IN_FLIGHT} requests in flight on one penali
     });
     const outcomes = await wave(workers, false);
     expect(outcomes.filter((outcome) => outcome.allowed)).toHaveLength(LIMIT);
-    const until = await storedBlockEnd(prefix + KEY, true);
+    const until = await storedBlockEnd(storedKey(prefix, KEY), true);
     // resetAt is moved into each process' clock by the time its reply took to arrive: at or after
     // the stored end, by one round trip (bounded loosely: the machine may be busy), never a new block.
     for (const { resetAt } of outcomes.filter((outcome) => !outcome.allowed)) {
       expect(resetAt).toBeGreaterThanOrEqual(until);
       expect(resetAt).toBeLessThan(until + 5000);
     }
-    expect(await suite.client.hget(`${prefix}${KEY}!p`, 'n')).toBe('1');
+    expect(await suite.client.hget(`${storedKey(prefix, KEY)}!p`, 'n')).toBe('1');
     for (const child of workers) child.send('exit');
   });
 });

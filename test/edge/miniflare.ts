@@ -15,6 +15,11 @@ export interface WorkerSpec {
   objectClass?: 'FloodgateObject' | 'TestObject';
   /** The Worker that defines that class (and so owns the objects); default: this one. */
   objectOwner?: string;
+  /**
+   * The class's storage: SQLite (`new_sqlite_classes`, the default) or the older key-value storage
+   * (a class declared under `new_classes`).
+   */
+  storage?: 'sqlite' | 'key-value';
   /** Compatibility flags, such as `nodejs_compat`. */
   flags?: string[];
 }
@@ -56,7 +61,7 @@ export function startWorkers(
             durableObjects: {
               FLOODGATE: {
                 className: spec.objectClass,
-                useSQLite: true,
+                useSQLite: spec.storage !== 'key-value',
                 ...(spec.objectOwner === undefined ? {} : { scriptName: spec.objectOwner }),
               },
             },

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createLimiter, fixedWindow, InvalidOptionTypeError, type KeyContext } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { encodeIdentity } from '../../packages/core/src/keys/identity.ts';
-import { freshPrefix, keysUnder, limiterKey } from '../redis/fixtures/client.ts';
+import { freshPrefix, keysUnder, limiterKey, storedKey } from '../redis/fixtures/client.ts';
 import { useRedis } from '../redis/fixtures/suite.ts';
 import { identityArbitrary } from './identities.ts';
 import { contextOf } from '../helpers/context.ts';
@@ -161,10 +161,76 @@ describe('encoding collisions (catalogue B23)', () => {
       [
         limiterKey(tenantA, 'user', algorithm, 'user-42'),
         limiterKey(tenantB, 'user', algorithm, 'user-42'),
-        storePrefix + limiterKey(tenantA, 'user', algorithm, 'user-42'),
+        storedKey(storePrefix, limiterKey(tenantA, 'user', algorithm, 'user-42')),
       ].sort(),
     );
     for (const key of written) expect(await suite.client.hget(key, 'count')).toBe('1');
     await suite.client.del(...written.filter((key) => !key.startsWith(storePrefix)));
+  });
+
+  it('never lets two (store prefix, limiter prefix) pairs share a counter: shop + fg is not "" + shopfg (issue 19, item 10)', async () => {
+    // Store prefixes may hold ':' (and be empty); limiter prefixes may not. The pairs come in twos
+    // that make one string when joined without a separator, the collision the issue found.
+    const storePrefix = fc.string({ unit: fc.constantFrom(...'ab:.'), maxLength: 4 });
+    const limiterPrefix = fc.string({ unit: fc.constantFrom(...'ab.'), minLength: 1, maxLength: 4 });
+    const pair = fc.tuple(storePrefix, limiterPrefix);
+    const joinedTheSame = fc
+      .tuple(fc.string({ unit: fc.constantFrom(...'ab.'), maxLength: 3 }), limiterPrefix)
+      .map(([head, tail]): [[string, string], [string, string]] => [
+        [head, tail],
+        ['', head + tail],
+      ]);
+    const stores = new Map<string, RedisStore>();
+    const storeFor = (prefix: string) => {
+      const store = stores.get(prefix) ?? new RedisStore({ client: suite.client, prefix });
+      stores.set(prefix, store);
+      return store;
+    };
+    let run = 0;
+    const written: string[] = [];
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.tuple(pair, pair), joinedTheSame), async ([[s1, l1], [s2, l2]]) => {
+        fc.pre(s1 !== s2 || l1 !== l2);
+        // One identity per run: runs never meet each other's counters.
+        const identity = `item10-${process.pid}-${++run}`;
+        const limiterFor = (store: string, prefix: string) =>
+          createLimiter<string>({
+            store: storeFor(store),
+            prefix,
+            limits: [{ name: 'user', key: (ctx) => ctx.req, algorithm }],
+            onDecision: (event) => {
+              written.push(...event.keys.map((key) => storedKey(store, key)));
+            },
+          });
+        const [first, second] = [limiterFor(s1, l1), limiterFor(s2, l2)];
+        expect((await first.consume(ctxOf(identity))).allowed).toBe(true);
+        expect((await second.consume(ctxOf(identity))).allowed, `${s1}|${l1} vs ${s2}|${l2}`).toBe(true);
+        expect((await first.consume(ctxOf(identity))).allowed).toBe(false);
+      }),
+      {
+        numRuns: 150,
+        examples: [
+          [
+            [
+              ['shop', 'fg'],
+              ['', 'shopfg'],
+            ],
+          ],
+          [
+            [
+              ['a:', 'b'],
+              ['a', 'b'],
+            ],
+          ],
+          [
+            [
+              ['a', 'b.c'],
+              ['a:b', 'c'],
+            ],
+          ],
+        ],
+      },
+    );
+    await suite.client.del(...new Set(written));
   });
 });

@@ -15,7 +15,7 @@ import { RedisStore } from '@floodgate/redis';
 import { contextOf } from '../helpers/context.ts';
 import { NASTY_IDENTITIES } from '../hashtags/identities.ts';
 import { ALGORITHM_KINDS, ROOMY } from './fixtures/algorithms.ts';
-import { freshPrefix, keysUnder, layerKey } from './fixtures/client.ts';
+import { freshPrefix, keysUnder, layerKey, storedKey } from './fixtures/client.ts';
 import { record, sourceOf } from './fixtures/monitor.ts';
 import { useRedis } from './fixtures/suite.ts';
 import type { Algorithm, AlgorithmKind, FloodgateWarning } from '@floodgate/core';
@@ -127,10 +127,10 @@ describe('peek', () => {
     await store.consume(calls, 'fill');
     // The first layer is penalised once (a block and a strike), the second blocked by an operator.
     await store.consume([{ ...(calls[0] as LayerCall), cost: 1 }], 'penalised');
-    const penaltyEnd = Number(await suite.client.hget(prefix + calls[0]?.key, 'bu'));
+    const penaltyEnd = Number(await suite.client.hget(storedKey(prefix, calls[0]?.key as string), 'bu'));
     await store.block([calls[1] as LayerCall], 5000);
     const corrupt = { key: layerKey('corrupt', 'x'), algorithm: fixedWindow({ limit: 3, window: '1h' }), cost: 1 };
-    await suite.client.hset(prefix + corrupt.key, 'start', 'not a number', 'count', 'nan');
+    await suite.client.hset(storedKey(prefix, corrupt.key), 'start', 'not a number', 'count', 'nan');
     const snapshot = async () => {
       const keys = (await keysUnder(suite.client, prefix)).sort();
       return Promise.all(
@@ -187,7 +187,7 @@ describe('peek', () => {
       remaining: 0,
     });
     // A peek that denies applies no penalty: the same request consumed is penalised for 20 s.
-    expect(await keysUnder(suite.client, prefix)).toEqual([prefix + call.key]);
+    expect(await keysUnder(suite.client, prefix)).toEqual([storedKey(prefix, call.key)]);
     expect(await penaltyLength(store, { ...call, cost: 1 }, START, 'd')).toBe(20_000);
   });
 });
@@ -218,11 +218,11 @@ describe('block, unblock, reset', () => {
     const { store, prefix } = drivenStore(`block-ttl-${kind}`);
     const call = { key: layerKey('t', kind), algorithm: SHORT_LIVED[kind](), cost: 1 };
     await store.consume([call], 'one');
-    expect(await suite.client.pttl(prefix + call.key)).toBeLessThanOrEqual(2000);
+    expect(await suite.client.pttl(storedKey(prefix, call.key))).toBeLessThanOrEqual(2000);
     await store.block([call], 60_000);
     // Counting down in real time since the block: far above the state's own second.
-    expect(await suite.client.pttl(prefix + call.key)).toBeGreaterThan(50_000);
-    expect(await keysUnder(suite.client, prefix)).toEqual([prefix + call.key]);
+    expect(await suite.client.pttl(storedKey(prefix, call.key))).toBeGreaterThan(50_000);
+    expect(await keysUnder(suite.client, prefix)).toEqual([storedKey(prefix, call.key)]);
   });
 
   it.each(ALGORITHM_KINDS)('unblock lifts a block on a %s key and leaves its state', async (kind) => {
@@ -306,7 +306,7 @@ describe('penalties', () => {
         blockedUntil(START + 30_000, clock.now),
       ]);
       // Without escalation there is nothing to remember beside the key.
-      expect(await keysUnder(suite.client, prefix)).toEqual([prefix + call.key]);
+      expect(await keysUnder(suite.client, prefix)).toEqual([storedKey(prefix, call.key)]);
     },
   );
 
@@ -359,7 +359,7 @@ describe('penalties', () => {
       clock.now = START + step;
       expect(await store.consume([call], `during-${step}`)).toEqual([blockedUntil(START + 100_000, clock.now, 1)]);
     }
-    expect(await strikeCount(`${prefix}${call.key}!p`)).toBe(1);
+    expect(await strikeCount(`${storedKey(prefix, call.key)}!p`)).toBe(1);
     clock.now = START + 100_000;
     // The second penalty, not the fifth: 2 x 100 s.
     expect(await penaltyLength(store, call, clock.now, 'second')).toBe(200_000);
@@ -369,7 +369,7 @@ describe('penalties', () => {
     await store.consume([other], 'one');
     await store.block([other], 30_000);
     expect(await store.consume([other], 'denied')).toEqual([blockedUntil(clock.now + 30_000, clock.now, 1)]);
-    expect(await suite.client.exists(`${prefix}${other.key}!p`)).toBe(0);
+    expect(await suite.client.exists(`${storedKey(prefix, other.key)}!p`)).toBe(0);
   });
 
   it('escalates: each penalty within the period doubles the last, up to max', async () => {
@@ -440,8 +440,10 @@ describe('penalties', () => {
     expect(enforcedOutcome).toMatchObject({ allowed: true, remaining: 3 });
     expect(shadowOutcome).toMatchObject({ allowed: false, remaining: 0 });
     expect(shadowOutcome?.retryAfter).not.toBe(1000);
-    expect(await suite.client.hget(prefix + shadow.key, 'bu')).toBeNull();
-    expect((await keysUnder(suite.client, prefix)).sort()).toEqual([prefix + enforced.key, prefix + shadow.key].sort());
+    expect(await suite.client.hget(storedKey(prefix, shadow.key), 'bu')).toBeNull();
+    expect((await keysUnder(suite.client, prefix)).sort()).toEqual(
+      [storedKey(prefix, enforced.key), storedKey(prefix, shadow.key)].sort(),
+    );
   });
 
   it('strikes expire `period` after the last penalty (Redis’ own clock)', async () => {
@@ -453,7 +455,7 @@ describe('penalties', () => {
       cost: 1,
       penalty: { duration: 40, period: 2500, max: 10_000 },
     };
-    const strikes = `${prefix}${call.key}!p`;
+    const strikes = `${storedKey(prefix, call.key)}!p`;
     // Two requests of one turn share a script call and its `now`: one of them is denied whatever
     // the real clock does meanwhile.
     const denial = async (id: string) => {
@@ -595,11 +597,17 @@ describe('the strikes key', () => {
     await store.consume([call], 'one');
     await store.consume([call], 'two');
     // Wherever the store names it: every key that contains the layer's.
-    const [cursor, keys] = await suite.client.scan('0', 'MATCH', `*${prefix}plain-key*`, 'COUNT', 100_000);
+    const [cursor, keys] = await suite.client.scan(
+      '0',
+      'MATCH',
+      `*${storedKey(prefix, 'plain-key')}*`,
+      'COUNT',
+      100_000,
+    );
     expect(cursor).toBe('0');
     expect(keys).toHaveLength(2);
-    const [strikes] = keys.filter((key) => key !== prefix + call.key);
-    expect(calculateSlot(strikes as string)).toBe(calculateSlot(prefix + call.key));
+    const [strikes] = keys.filter((key) => key !== storedKey(prefix, call.key));
+    expect(calculateSlot(strikes as string)).toBe(calculateSlot(storedKey(prefix, call.key)));
     await suite.client.del(strikes as string);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RedisStore } from '@floodgate/redis';
 import { ALGORITHM_KINDS, ROOMY } from './fixtures/algorithms.ts';
-import { freshPrefix, layerKey } from './fixtures/client.ts';
+import { freshPrefix, layerKey, storedKey } from './fixtures/client.ts';
 import { useRedis } from './fixtures/suite.ts';
 
 const suite = useRedis();
@@ -14,7 +14,7 @@ describe('a burst of denied requests changes nothing (catalogue C31)', () => {
       const prefix = freshPrefix(`denied-${kind}`);
       const store = new RedisStore({ client: suite.client, prefix, clock: () => NOW });
       const call = { key: layerKey('ip', 'flood'), algorithm: ROOMY[kind](), cost: 1 };
-      const key = prefix + call.key;
+      const key = storedKey(prefix, call.key);
       const admitted = [];
       for (let i = 0; i < 11; i++) admitted.push((await store.consume([call], `r${i}`))[0]?.allowed);
       expect(admitted).toEqual([...Array(10).fill(true), false]);

@@ -193,6 +193,35 @@ describe.each(CLIENT_FAMILIES)('RedisStore over %s', (family: ClientFamily) => {
     expect(await limiter.consume(ctxFor('192.0.2.1'))).toMatchObject({ degraded: false, allowed: true });
   });
 
+  it('after a restart, Redis decides again at the first request once the client has reconnected, with the breaker defaults (issue 19, item 14)', async () => {
+    const own = await ownServer();
+    const client = await connect(own.url);
+    const store = new RedisStore({ client, clock: windowStartClock() });
+    if (family === 'valkey-glide') {
+      // GLIDE reconnects out of sight: no ready count, so the limiter waits out its back-off.
+      expect(store.readyCount).toBeUndefined();
+      return;
+    }
+    const limiter = createLimiter({
+      store,
+      prefix: limiterPrefix(`reconnect-${family}`),
+      // The limiter's clock stands still: only the reconnect can end the breaker's wait.
+      clock: () => 1_000_000,
+      timeout: 100,
+      onStoreError: () => {},
+      limits: perMinute(100),
+    });
+    expect((await limiter.consume(ctxFor('192.0.2.3'))).degraded).toBe(false);
+    const before = store.readyCount;
+    expect(before).toBe(0);
+    await own.kill();
+    for (let i = 0; i < 6; i++) expect((await limiter.consume(ctxFor('192.0.2.3'))).degraded).toBe(true);
+    await own.start();
+    // The client's ready event, not a time: it reconnects every 50 ms.
+    while ((store.readyCount as number) === before) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await limiter.consume(ctxFor('192.0.2.3'))).toMatchObject({ degraded: false, allowed: true });
+  });
+
   it('a frozen server (SIGSTOP): every decision within the deadline; five timeouts open the breaker', async () => {
     const own = await ownServer();
     // The client's own deadline is longer than the limiter's: the limiter's must be the bound.

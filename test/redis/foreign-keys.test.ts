@@ -10,7 +10,7 @@ import {
 } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { describe, expect, it } from 'vitest';
-import { freshPrefix, limiterKey } from './fixtures/client.ts';
+import { freshPrefix, limiterKey, storedKey } from './fixtures/client.ts';
 import { useRedis } from './fixtures/suite.ts';
 import type { Algorithm, FloodgateWarning, StoreErrorEvent } from '@floodgate/core';
 import { contextOf } from '../helpers/context.ts';
@@ -46,7 +46,7 @@ function setup(algorithm: Algorithm) {
     onBreakerChange: (change) => breakers.push(change.to),
     limits: [{ name: 'ip', key: (ctx) => ctx.ip, algorithm }],
   });
-  const keyOf = (ip: string) => prefix + limiterKey('fg', 'ip', algorithm, ip);
+  const keyOf = (ip: string) => storedKey(prefix, limiterKey('fg', 'ip', algorithm, ip));
   const consume = (ip: string) => limiter.consume(contextOf({ ip }));
   return { limiter, keyOf, consume, storeWarnings, storeErrors, breakers };
 }

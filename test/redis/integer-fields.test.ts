@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createLimiter, fixedWindow, gcra, leakyBucket, slidingWindow, tokenBucket } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { ALGORITHM_FACTORIES } from './fixtures/algorithms.ts';
-import { freshPrefix, keysUnder, layerKey, limiterKey } from './fixtures/client.ts';
+import { freshPrefix, keysUnder, layerKey, limiterKey, storedKey } from './fixtures/client.ts';
 import { runSeed, seededRandom } from './fixtures/random.ts';
 import { useRedis } from './fixtures/suite.ts';
 import type { Algorithm } from '@floodgate/core';
@@ -90,20 +90,20 @@ async function badFields(client: Redis, prefix: string): Promise<{ key: string; 
 describe('hash fields in Redis (catalogue B26)', () => {
   it('the check has teeth: a float, an exponent, a negative or a foreign field is reported', async () => {
     const prefix = freshPrefix('int-fields-control');
-    const key = `${prefix}${layerKey('fixedWindow', 'x')}`;
+    const key = storedKey(prefix, layerKey('fixedWindow', 'x'));
     await suite.client.hset(key, 'start', '1000', 'count', '3');
     expect(await badFields(suite.client, prefix)).toEqual([]);
     await suite.client.hset(key, 'count', '0.5', 'start', '1e+15', 'extra', '1');
-    await suite.client.hset(`${prefix}${layerKey('gcra', 'y')}`, 'level', '-1', 'at', '7');
+    await suite.client.hset(storedKey(prefix, layerKey('gcra', 'y')), 'level', '-1', 'at', '7');
     expect(await badFields(suite.client, prefix)).toEqual(
       expect.arrayContaining([
         { key, field: 'count', value: '0.5' },
         { key, field: 'start', value: '1e+15' },
         { key, field: 'extra', value: '1' },
-        { key: `${prefix}${layerKey('gcra', 'y')}`, field: 'level', value: '-1' },
+        { key: storedKey(prefix, layerKey('gcra', 'y')), field: 'level', value: '-1' },
       ]),
     );
-    await suite.client.del(key, `${prefix}${layerKey('gcra', 'y')}`);
+    await suite.client.del(key, storedKey(prefix, layerKey('gcra', 'y')));
   });
 
   it('are decimal integers after a random mixed workload of consumes and refunds through RedisStore', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fixedWindow, MemoryStore, tokenBucket } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { ALGORITHM_KINDS, ROOMY } from './fixtures/algorithms.ts';
-import { freshPrefix, layerKey } from './fixtures/client.ts';
+import { freshPrefix, layerKey, storedKey } from './fixtures/client.ts';
 import { useRedis } from './fixtures/suite.ts';
 import { commandsSentBy } from './fixtures/monitor.ts';
 
@@ -31,13 +31,13 @@ describe('layers on one node', () => {
     await store.consume([shut], 'fill');
     const [, denied] = await store.consume([open, shut], 'first-deny');
     expect(denied?.allowed).toBe(false);
-    expect(await suite.client.exists(prefix + open.key)).toBe(0);
+    expect(await suite.client.exists(storedKey(prefix, open.key))).toBe(0);
 
     await store.consume([open], 'charge');
-    const before = await suite.client.dump(prefix + open.key);
+    const before = await suite.client.dump(storedKey(prefix, open.key));
     const outcomes = await store.consume([open, shut], 'second-deny');
     expect(outcomes.map((outcome) => outcome.allowed)).toEqual([true, false]);
-    expect(await suite.client.dump(prefix + open.key)).toEqual(before);
+    expect(await suite.client.dump(storedKey(prefix, open.key))).toEqual(before);
   });
 
   it.each(ALGORITHM_KINDS)(

@@ -2,7 +2,7 @@ import { createLimiter, fixedWindow, tokenBucket } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { describe, expect, it } from 'vitest';
 import { contextOf } from '../helpers/context.ts';
-import { freshPrefix, limiterKey } from './fixtures/client.ts';
+import { freshPrefix, limiterKey, storedKey } from './fixtures/client.ts';
 import { useRedis } from './fixtures/suite.ts';
 import type { Algorithm, Decision, Limiter } from '@floodgate/core';
 
@@ -25,7 +25,7 @@ function setup(algorithm: Algorithm) {
   const rule = { name: 'hot', key: () => 'hot', algorithm };
   const limiter = createLimiter({ store, clock, limits: [{ ...rule, lease: { size: 4, ttl: '10s' } }] });
   const plain = createLimiter({ store, clock, limits: [rule] });
-  const key = prefix + limiterKey('fg', 'hot', algorithm, 'hot');
+  const key = storedKey(prefix, limiterKey('fg', 'hot', algorithm, 'hot'));
   return {
     time,
     costs,

@@ -126,7 +126,9 @@ describe('RedisStore client states (reliability.md catalogue A)', () => {
     const redis = client(frozen.port, { commandTimeout: 10_000 });
     await ready(redis);
     const prefix = freshPrefix('frozen-ghost');
-    const limiter = ipLimiter(redis, prefix, { breaker: { failureThreshold: 5, cooldown: 60_000 } });
+    const limiter = ipLimiter(redis, prefix, {
+      breaker: { failureThreshold: 5, cooldown: 60_000, probeInterval: 60_000 },
+    });
     await limiter.consume(ctxFor('warm-up'));
     frozen.signal('SIGSTOP');
     const decisions: Decision[] = [];

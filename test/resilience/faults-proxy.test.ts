@@ -77,7 +77,7 @@ describe('faults injected by a TCP proxy (reliability.md A6, A12)', () => {
     expect(decision).toMatchObject(decision.degraded ? { allowed: true } : { allowed: true, remaining: 998 });
   });
 
-  it('A12: slow but alive: 30 ms each way stays on Redis; 150 ms opens the breaker within the bound; back to 0 closes it after the cooldown', async () => {
+  it('A12: slow but alive: 30 ms each way stays on Redis; 150 ms opens the breaker within the bound; back to 0 closes it at the next probe', async () => {
     const { proxy } = await proxied();
     const client = await parts.recommendedClient(proxy.port);
     let now = 2_000_000;
@@ -113,9 +113,10 @@ describe('faults injected by a TCP proxy (reliability.md A6, A12)', () => {
     proxy.pass();
     // The replies of the five timed-out calls are still in the proxy; let them through first.
     await proxy.idle();
-    now += 499;
+    // The wait is the cooldown (500 ms, below probeInterval), drawn between half and all of it.
+    now += 249;
     expect((await limiter.consume(ctxFor('198.51.100.12'))).degraded).toBe(true);
-    now += 1;
+    now += 251;
     const back = await run(3);
     expect(back.map((r) => r.decision.degraded)).toEqual([false, false, false]);
     expect(changes).toEqual(['closed->open', 'open->half-open', 'half-open->closed']);

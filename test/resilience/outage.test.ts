@@ -25,7 +25,7 @@ describe('limiter over a RedisStore that is out of reach', () => {
   it('decides locally with limits divided by instances, opens the breaker, then goes back to Redis and drops the local state', async () => {
     const port = await freePort();
     const client = parts.client(port);
-    let now = 1_000_000;
+    const now = 1_000_000;
     const errors: unknown[] = [];
     const changes: string[] = [];
     const limiter = createLimiter({
@@ -48,11 +48,10 @@ describe('limiter over a RedisStore that is out of reach', () => {
     expect(errors).toHaveLength(5);
     expect(changes).toEqual(['closed->open']);
 
+    // The client reconnects: the next request probes Redis without waiting out the breaker (the
+    // limiter's clock does not move).
     const server = await parts.redis({ port });
     await ready(client);
-    now += 999;
-    expect((await limiter.consume(ctxFor('203.0.113.7'))).degraded).toBe(true);
-    now += 1;
     const back = await consumeMany(limiter, '203.0.113.7', 11);
     expect(changes).toEqual(['closed->open', 'open->half-open', 'half-open->closed']);
     expect(back.map((decision) => decision.degraded)).toEqual(new Array(11).fill(false));
@@ -94,7 +93,7 @@ describe('limiter over a RedisStore that is out of reach', () => {
     }
   });
 
-  it('a probe that fails (Redis back, its client not yet) costs probeInterval, not another cooldown (issue 9, item 10)', async () => {
+  it('a probe that fails doubles the wait; the client reconnecting ends the wait at once (issue 19, item 14)', async () => {
     const port = await freePort();
     const client = parts.client(port);
     let now = 2_000_000;
@@ -109,17 +108,20 @@ describe('limiter over a RedisStore that is out of reach', () => {
     });
     await consumeMany(limiter, '203.0.113.8', 5);
     expect(changes).toEqual(['closed->open']);
-    // The cooldown is over; the probe finds no connection (as when Redis has just restarted and
-    // ioredis has not reconnected yet).
-    now += 30_000;
+    // Half of probeInterval (1 s): no probe yet. After all of it: one, which finds no Redis.
+    now += 499;
+    expect((await limiter.consume(ctxFor('203.0.113.8'))).degraded).toBe(true);
+    expect(changes).toEqual(['closed->open']);
+    now += 501;
     expect((await limiter.consume(ctxFor('203.0.113.8'))).degraded).toBe(true);
     expect(changes).toEqual(['closed->open', 'open->half-open', 'half-open->open']);
-    await parts.redis({ port });
-    await ready(client);
+    // The next wait is 1 to 2 s, not the 30 s cooldown.
     now += 999;
     expect((await limiter.consume(ctxFor('203.0.113.8'))).degraded).toBe(true);
-    // One probe interval (1 s by default) later, not 30 s: the next probe finds Redis.
-    now += 1;
+    expect(changes).toHaveLength(3);
+    // Redis is back and the client ready: the next request probes, though the wait is not over.
+    await parts.redis({ port });
+    await ready(client);
     const back = await consumeMany(limiter, '203.0.113.8', 2);
     expect(back.map((decision) => decision.degraded)).toEqual([false, false]);
     expect(changes).toEqual([
@@ -136,13 +138,15 @@ describe('limiter over a RedisStore that is out of reach', () => {
     const closed = createLimiter({
       store: new RedisStore({ client: parts.client(port) }),
       failMode: 'closed',
-      breaker: { cooldown: '5 s' },
+      breaker: { cooldown: '5 s', probeInterval: '5 s' },
       limits: rules(10),
     });
     const refused = await consumeMany(closed, '198.51.100.1', 8);
     expect(refused.every((d) => !d.allowed && d.unavailable === true && d.degraded)).toBe(true);
     expect(refused[0]?.retryAfter).toBe(1000);
-    expect(refused[7]?.retryAfter).toBeGreaterThan(4000);
+    // Until the breaker's next probe: 2.5 to 5 s (its wait is drawn between half and all of it).
+    expect(refused[7]?.retryAfter).toBeGreaterThan(2000);
+    expect(refused[7]?.retryAfter).toBeLessThanOrEqual(5000);
 
     const open = createLimiter({
       store: new RedisStore({ client: parts.client(port) }),

@@ -15,7 +15,7 @@ describe('a refund dropped while the breaker is open is counted (catalogue C34)'
       limit: 10,
       clock: () => 7_000_000,
       failMode,
-      breaker: { failureThreshold: 5, cooldown: 60_000 },
+      breaker: { failureThreshold: 5, cooldown: 60_000, probeInterval: 60_000 },
       onStoreError: (event) => errors.push(event),
     });
     const charged = ctxFor('192.0.2.1');

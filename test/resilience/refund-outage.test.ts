@@ -40,7 +40,7 @@ describe('a refund while the store is down (breaker open)', () => {
         clock: () => now,
         failMode,
         denyCache: false,
-        breaker: { failureThreshold: 5, failureWindow: 10_000, cooldown: 60_000 },
+        breaker: { failureThreshold: 5, failureWindow: 10_000, cooldown: 60_000, probeInterval: 60_000 },
         onStoreError: (event) => errors.push(event),
         onBreakerChange: (change: BreakerChange) => changes.push(`${change.from}->${change.to}`),
       });
@@ -93,7 +93,7 @@ describe('a refund while the store is down (breaker open)', () => {
       limit: 10,
       clock: () => now,
       denyCache: false,
-      breaker: { failureThreshold: 5, failureWindow: 10_000, cooldown: 60_000 },
+      breaker: { failureThreshold: 5, failureWindow: 10_000, cooldown: 60_000, probeInterval: 60_000 },
       onStoreError: () => {},
     });
     const charged = ctxFor('198.51.100.1');

@@ -28,6 +28,19 @@ export function tunedClient(port: number, extra: RedisOptions = {}): Redis {
   return client;
 }
 
+/**
+ * An ioredis client with the root README's settings (test/docs/client-setup.test.ts keeps the
+ * README's copies the same): tunedClient's, with its command timeout and reconnect back-off, and
+ * lazily connected (call `connect()`).
+ */
+export function readmeClient(port: number): Redis {
+  return tunedClient(port, {
+    commandTimeout: 100,
+    retryStrategy: (attempt) => Math.min(attempt * 50, 1000),
+    lazyConnect: true,
+  });
+}
+
 /** Resolves once the client is ready to take commands. */
 export function ready(client: Redis): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();

@@ -14,6 +14,7 @@ export async function createStore(redisUrl = process.env.REDIS_URL) {
     commandTimeout: 100, // a frozen server fails the call too
     connectTimeout: 1000,
     reconnectOnError: null, // never resend on READONLY (a demoted primary)
+    retryStrategy: (attempt) => Math.min(attempt * 50, 1000), // reconnect at most 1 s after Redis is back
     lazyConnect: true, // connect when told to (below), so that start-up can wait for Redis
   });
   let lastError = '';

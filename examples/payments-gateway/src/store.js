@@ -17,8 +17,8 @@ export async function createStore(redisUrl = process.env.REDIS_URL) {
     commandTimeout: 100,
     connectTimeout: 1000,
     reconnectOnError: null,
-    // ioredis backs off up to 2 s between reconnects; the breaker probes every second once its
-    // cooldown is over, so reconnect at least as often.
+    // ioredis backs off up to 2 s between reconnects; the breaker probes as soon as the client is
+    // ready again, so a short back-off brings Redis back sooner.
     retryStrategy: (attempt) => Math.min(attempt * 50, 500),
     lazyConnect: true,
   });

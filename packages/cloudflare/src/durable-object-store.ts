@@ -3,10 +3,12 @@ import { MAX_TIMER_MS, show } from '@floodgate/core/store';
 import { consumeAcross, merge } from './across';
 import { parseDurableObjectStoreOptions } from './options';
 import { objectNameOf } from './placement';
-import { isBlockDuration, parseReply, toWireLayer } from './protocol';
+import { isBlockDuration, isStorageRefusal, parseReply, toWireLayer } from './protocol';
+import { DurableObjectWarning } from './warnings';
 import type { LayerCall, LayerOutcome, PartitionedStore } from '@floodgate/core/store';
 import type { Group } from './across';
 import type { DurableObjectStoreOptions } from './options';
+import type { Warn } from '@floodgate/core/store';
 import type { Operation, WireRequest } from './protocol';
 import type { LimiterNamespace } from './types';
 
@@ -39,9 +41,15 @@ export class DurableObjectStore implements PartitionedStore {
   readonly shards: number | undefined;
   readonly #namespace: LimiterNamespace;
   readonly #clock: (() => number) | undefined;
+  readonly #warn: Warn;
 
   constructor(options: DurableObjectStoreOptions) {
-    ({ namespace: this.#namespace, shards: this.shards, clock: this.#clock } = parseDurableObjectStoreOptions(options));
+    ({
+      namespace: this.#namespace,
+      shards: this.shards,
+      clock: this.#clock,
+      warn: this.#warn,
+    } = parseDurableObjectStoreOptions(options));
   }
 
   consume(calls: readonly LayerCall[], requestId: string): Promise<LayerOutcome[]> {
@@ -120,6 +128,25 @@ export class DurableObjectStore implements PartitionedStore {
     return [...byName.values()];
   }
 
+  /**
+   * An object on key-value storage refuses every call, and the limiter decides each request in its
+   * fallback (degraded) from then on: without this warning nothing would say why, or what fixes it.
+   */
+  #reportRefusal(detail: string): void {
+    let body: unknown;
+    try {
+      body = JSON.parse(detail);
+    } catch {
+      return;
+    }
+    if (isStorageRefusal(body)) {
+      this.#warn(
+        DurableObjectWarning.storage,
+        `every call to the Durable Objects of DurableObjectStore.namespace is refused, so each request is decided by this isolate's local fallback (degraded: true): ${body.error}`,
+      );
+    }
+  }
+
   /** The clock's reading, checked, when the store has one. */
   #now(): number | undefined {
     if (this.#clock === undefined) return undefined;
@@ -154,6 +181,7 @@ export class DurableObjectStore implements PartitionedStore {
     }
     if (!response.ok) {
       const detail = await response.text().catch(() => '');
+      this.#reportRefusal(detail);
       throw new StoreError(`Durable Object ${op} failed: HTTP ${response.status} ${detail.slice(0, 200)}`);
     }
     return parseReply(await response.json().catch(() => undefined), request);

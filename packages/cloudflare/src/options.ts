@@ -1,5 +1,14 @@
 import { InvalidOptionError, InvalidOptionTypeError } from '@floodgate/core';
-import { functionOption, rejectUnknownKeys, requireObject, show } from '@floodgate/core/store';
+import {
+  consoleWarning,
+  functionOption,
+  onceWarner,
+  rejectUnknownKeys,
+  requireObject,
+  show,
+} from '@floodgate/core/store';
+import type { FloodgateWarning } from '@floodgate/core';
+import type { Warn } from '@floodgate/core/store';
 import type { LimiterNamespace } from './types';
 
 export interface DurableObjectStoreOptions {
@@ -21,21 +30,29 @@ export interface DurableObjectStoreOptions {
    * read the same one, as with `createLimiter({ clock })`, which should be given it too.
    */
   clock?: () => number;
+  /** Where run-time warnings go (each code once per store). Default `console.warn`. */
+  onWarning?: (warning: FloodgateWarning) => void;
 }
 
 export interface DurableObjectStoreConfig {
   namespace: LimiterNamespace;
   shards: number | undefined;
   clock: (() => number) | undefined;
+  warn: Warn;
 }
 
 export function parseDurableObjectStoreOptions(options: DurableObjectStoreOptions): DurableObjectStoreConfig {
   const raw = requireObject('DurableObjectStore', options);
-  rejectUnknownKeys('DurableObjectStore', raw, ['namespace', 'shards', 'clock']);
+  rejectUnknownKeys('DurableObjectStore', raw, ['namespace', 'shards', 'clock', 'onWarning']);
   return {
     namespace: parseNamespace(raw.namespace),
     shards: parseShards(raw.shards),
     clock: raw.clock === undefined ? undefined : functionOption<() => number>('DurableObjectStore.clock', raw.clock),
+    warn: onceWarner(
+      raw.onWarning === undefined
+        ? consoleWarning
+        : functionOption<(warning: FloodgateWarning) => void>('DurableObjectStore.onWarning', raw.onWarning),
+    ),
   };
 }
 

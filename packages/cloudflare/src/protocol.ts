@@ -42,6 +42,22 @@ export interface WireReply {
   outcomes: LayerOutcome[];
 }
 
+/**
+ * What FloodgateObject answers (HTTP 500) to every call when its class has no SQLite storage:
+ * `storage` says why, so that the store can tell the app once how to fix it.
+ */
+export interface StorageRefusal {
+  error: string;
+  storage: 'key-value';
+}
+
+export function isStorageRefusal(body: unknown): body is StorageRefusal {
+  const fields = body as Partial<StorageRefusal> | null;
+  return (
+    typeof fields === 'object' && fields !== null && fields.storage === 'key-value' && typeof fields.error === 'string'
+  );
+}
+
 export const KINDS: readonly AlgorithmKind[] = [
   'fixedWindow',
   'slidingLog',

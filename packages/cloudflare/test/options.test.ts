@@ -19,6 +19,7 @@ describe('DurableObjectStore options', () => {
     ['fractional shards', { namespace, shards: 1.5 }, /DurableObjectStore.shards .* got 1.5/],
     ['NaN shards', { namespace, shards: Number.NaN }, /DurableObjectStore.shards .* got NaN/],
     ['shards as a string', { namespace, shards: '4' }, /DurableObjectStore.shards .* got "4"/],
+    ['onWarning that is not a function', { namespace, onWarning: 'log' }, /DurableObjectStore.onWarning .*"log"/],
   ])('rejects %s, naming the option and the value, with a stable code', (_, options, message) => {
     const make = () => new DurableObjectStore(options as never);
     expect(make).toThrow(message);

@@ -56,4 +56,11 @@ export interface Store {
   unblock?(calls: readonly LayerCall[]): Promise<void>;
   /** True for stores that live in this process and cannot hang (no deadline or fallback needed). */
   readonly local?: boolean;
+  /**
+   * Optional: how many times the store's connection has become ready so far, a count that grows
+   * with every reconnect (RedisStore counts its client's `ready` events). While the limiter's
+   * circuit breaker is open, a change means the store is reachable again, and the next request
+   * probes it at once instead of waiting for the next scheduled probe.
+   */
+  readonly readyCount?: number | undefined;
 }

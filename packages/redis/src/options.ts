@@ -28,7 +28,10 @@ export interface RedisStoreOptions {
    * (configured as the README recommends), or a RedisClientAdapter of your own.
    */
   client: RedisStoreClient;
-  /** Prepended to every key, to share a Redis between apps. No braces. Default `''`. */
+  /**
+   * Put before every key with a `:` (`'shop'` makes `shop:fg:ip:…`), to share a Redis between
+   * apps. No braces. Default `''` (no prefix, no separator).
+   */
   prefix?: string;
   /** Default `'server'`. Use `'client'` or a function only when every app instance has a good clock. */
   clock?: RedisStoreClock;

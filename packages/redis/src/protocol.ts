@@ -46,10 +46,21 @@ export interface WireRequest {
 export type WireAnswer = { ok: true; outcomes: LayerOutcome[]; reset: boolean } | { ok: false; error: StoreError };
 
 /**
+ * What RedisStore puts before each key: its `prefix` and a `:`, or nothing for no prefix. The
+ * separator keeps keys apart for any two pairs of store and limiter prefixes: a limiter key
+ * (`fg:ip:tag:{id}`) has exactly three `:` before its `{`, and neither the limiter prefix nor a
+ * rule name nor a tag can hold one, so the store prefix is whatever comes before the fourth `:`
+ * from the brace. Without it, `'shop'` + `'fg:…'` and `''` + `'shopfg:…'` were one key.
+ */
+export function keyPrefixOf(prefix: string): string {
+  return prefix === '' ? '' : `${prefix}:`;
+}
+
+/**
  * Checks every number in TypeScript before it reaches Lua: a NaN compares false there and would
  * silently allow, and anything past 2^53 is no longer an exact integer in a Lua double.
  */
-export function toWireLayer(call: LayerCall, prefix: string, op: WireOp = 'consume'): WireLayer {
+export function toWireLayer(call: LayerCall, keyPrefix: string, op: WireOp = 'consume'): WireLayer {
   const { key, algorithm, cost } = call;
   if (typeof key !== 'string' || key === '') {
     throw new InvalidOptionTypeError(`RedisStore: a layer key must be a non-empty string, got ${show(key)}`);
@@ -63,7 +74,7 @@ export function toWireLayer(call: LayerCall, prefix: string, op: WireOp = 'consu
   const penalty = call.penalty === undefined ? undefined : penaltyArgs(call.penalty);
   const critical = call.critical === true;
   const limit = usableLimit(algorithm, critical);
-  const full = prefix + key;
+  const full = keyPrefix + key;
   const strikes = penalty !== undefined || op === 'reset' || op === 'unblock' ? strikesKey(full) : undefined;
   return { key: full, kind: algorithm.kind, limit, cost, params: algorithm.params, shadow, flags, penalty, strikes };
 }

@@ -2,7 +2,7 @@ import { InvalidOptionError, StoreError } from '@floodgate/core';
 import { Deadlines, show } from '@floodgate/core/store';
 import { Batcher } from './batcher';
 import { parseRedisStoreOptions } from './options';
-import { enforcedAllow, nowArgument, parseReply, scriptCall, toWireLayer } from './protocol';
+import { enforcedAllow, keyPrefixOf, nowArgument, parseReply, scriptCall, toWireLayer } from './protocol';
 import { evalRunner, functionRunner } from './script-runner';
 import { refusedTime } from './server-time';
 import { storeFailure } from './store-failure';
@@ -35,6 +35,8 @@ export class RedisStore implements PartitionedStore {
   readonly timeout: number;
   readonly scripts: RedisStoreScripts;
   readonly #config: RedisStoreConfig;
+  /** `prefix` and its `:` separator, as each key starts. */
+  readonly #keyPrefix: string;
   readonly #runner: ScriptRunner;
   readonly #batcher: Batcher | undefined;
   readonly #deadlines: Deadlines;
@@ -44,12 +46,22 @@ export class RedisStore implements PartitionedStore {
   constructor(options: RedisStoreOptions) {
     this.#config = parseRedisStoreOptions(options);
     ({ prefix: this.prefix, clock: this.#clock, timeout: this.timeout, scripts: this.scripts } = this.#config);
+    this.#keyPrefix = keyPrefixOf(this.prefix);
     const { client, cluster } = this.#config;
     this.#deadlines = new Deadlines(this.timeout);
     this.#runner = this.scripts === 'function' ? functionRunner(client) : evalRunner(client);
     // A Cluster script may only touch one slot, so only a single node batches requests together.
     this.#batcher = cluster ? undefined : new Batcher((batch) => this.#sendBatch(batch));
     warnIfOfflineQueue(client, this.#config.warn);
+  }
+
+  /**
+   * How many times the client has become ready since this store met it (undefined for a client
+   * that does not say: Valkey GLIDE, or an adapter without readyCount). A limiter whose circuit
+   * breaker is open probes Redis at the first request after this changes.
+   */
+  get readyCount(): number | undefined {
+    return this.#config.client.readyCount?.();
   }
 
   /** The clock in use: as configured, or `'client'` once Redis has refused TIME inside scripts. */
@@ -110,13 +122,13 @@ export class RedisStore implements PartitionedStore {
    * breaker in the limiter, so losing one shard leaves the others in use), one part otherwise.
    */
   partitionOf(key: string): string {
-    return this.#config.cluster ? masterOf(this.#config.client, this.prefix + key) : '';
+    return this.#config.cluster ? masterOf(this.#config.client, this.#keyPrefix + key) : '';
   }
 
   #submit(op: WireOp, calls: readonly LayerCall[], id: string): Promise<LayerOutcome[]> {
     let layers: WireLayer[];
     try {
-      layers = calls.map((call) => toWireLayer(call, this.prefix, op));
+      layers = calls.map((call) => toWireLayer(call, this.#keyPrefix, op));
     } catch (error) {
       return Promise.reject(error);
     }

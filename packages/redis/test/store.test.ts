@@ -4,7 +4,7 @@ import type { Algorithm } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
 import { SCRIPT_SHA1, SCRIPT_SOURCE } from '../src/generated/lua';
 import { parseReply, scriptCall, toWireLayer } from '../src/protocol';
-import { freshPrefix, layerKey } from '../../../test/redis/fixtures/client.ts';
+import { connectClient, freshPrefix, layerKey, storedKey } from '../../../test/redis/fixtures/client.ts';
 import { useRedis } from '../../../test/redis/fixtures/suite.ts';
 
 const suite = useRedis();
@@ -35,12 +35,26 @@ describe('RedisStore on one node', () => {
     expect((await store.consume([call], 'r4'))[0]).toMatchObject({ allowed: true, remaining: 0 });
   });
 
+  it("counts its client's ready connections with one listener, however many stores share the client (issue 19, item 14)", async () => {
+    const client = await connectClient(suite.url);
+    try {
+      const listeners = client.listenerCount('ready');
+      const stores = Array.from({ length: 20 }, () => new RedisStore({ client }));
+      expect(client.listenerCount('ready')).toBe(listeners + 1);
+      expect(stores.map((store) => store.readyCount)).toEqual(new Array(20).fill(0));
+      client.emit('ready');
+      expect(stores.map((store) => store.readyCount)).toEqual(new Array(20).fill(1));
+    } finally {
+      client.disconnect();
+    }
+  });
+
   it('prepends its prefix to every key it writes', async () => {
     const prefix = freshPrefix('prefix');
     const store = new RedisStore({ client: suite.client, prefix, clock: 'client' });
     const algorithm = fixedWindow({ limit: 5, window: 10_000 });
     await store.consume([{ key: layerKey('ip', 'x'), algorithm, cost: 1 }], 'r');
-    expect(await suite.client.keys(`${prefix}*`)).toEqual([`${prefix}${layerKey('ip', 'x')}`]);
+    expect(await suite.client.keys(`${prefix}*`)).toEqual([storedKey(prefix, layerKey('ip', 'x'))]);
   });
 
   it('reports resetAt in the app clock when Redis keeps the time', async () => {

@@ -4,7 +4,7 @@ import { getConnInfo } from 'hono/cloudflare-workers';
 import { DurableObjectStore, FloodgateObject } from '../../../packages/cloudflare/src/index.ts';
 import { byHeader, byIp, rateLimiter, slidingLog } from '@floodgate/hono';
 import { storeRoute } from './store-route.ts';
-import type { LimitRule } from '@floodgate/hono';
+import type { FloodgateWarning, LimitRule } from '@floodgate/hono';
 import type { LimiterNamespace, LimiterObjectState } from '../../../packages/cloudflare/src/index.ts';
 import type { Context, MiddlewareHandler } from 'hono';
 
@@ -16,6 +16,8 @@ interface Config {
   shards?: number;
   timeout?: number;
   instances?: number;
+  /** The breaker's first wait, ms (default 1 s): long, for tests that count the calls an open breaker lets through. */
+  probeInterval?: number;
 }
 
 interface Env {
@@ -61,7 +63,7 @@ export class TestObject extends FloodgateObject {
   }
 }
 
-const events = { storeErrors: 0, breaker: [] as string[] };
+const events = { storeErrors: 0, breaker: [] as string[], warnings: [] as FloodgateWarning[] };
 
 function rules(config: Config): LimitRule<Context>[] {
   const ip: LimitRule<Context> = {
@@ -94,6 +96,7 @@ const limit =
         getConnInfo,
         timeout: config.timeout ?? 100,
         instances: config.instances ?? 1,
+        ...(config.probeInterval === undefined ? {} : { breaker: { probeInterval: config.probeInterval } }),
         denyCache: route === 'limited',
         onStoreError: () => {
           events.storeErrors++;
@@ -110,6 +113,9 @@ const limit =
 function storeOf(env: Env, config: Config, clock?: () => number): DurableObjectStore {
   return new DurableObjectStore({
     namespace: env.FLOODGATE,
+    onWarning: (warning) => {
+      events.warnings.push(warning);
+    },
     ...(config.shards === undefined ? {} : { shards: config.shards }),
     ...(clock === undefined ? {} : { clock }),
   });

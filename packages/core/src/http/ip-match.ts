@@ -1,9 +1,14 @@
 import ipaddr from 'ipaddr.js';
 import { InvalidOptionError, show } from '../errors';
+import { parseAddress } from '../keys/address';
+import { embeddedIpv4 } from '../keys/embedded-ipv4';
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
-/** True when `ip` falls in one of the ranges; IPv4-mapped IPv6 counts as IPv4. */
+/**
+ * True when `ip` falls in one of the ranges, as written or as the IPv4 client it embeds (mapped,
+ * SIIT, NAT64, 6to4, Teredo: the forms byIp keys as IPv4), in any spelling byIp reads.
+ */
 export type IpMatcher = (ip: string | undefined) => boolean;
 
 /** Parses `'203.0.113.7'`, `'10.0.0.0/8'`, `'2001:db8::/32'`; throws naming the option on anything else. */
@@ -36,9 +41,13 @@ function normalizeRange(address: ipaddr.IPv4 | ipaddr.IPv6, bits: number): Range
  */
 export function ipMatcher(name: string, entries: readonly unknown[]): IpMatcher {
   const ranges = entries.map((entry, index) => parseRange(`${name}[${index}]`, entry));
+  const inRanges = (address: ipaddr.IPv4 | ipaddr.IPv6) =>
+    ranges.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits));
   return (ip) => {
-    if (ip === undefined || !ipaddr.isValid(ip)) return false;
-    const address = ipaddr.process(ip);
-    return ranges.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits));
+    const address = ip === undefined ? undefined : parseAddress(ip);
+    if (address === undefined) return false;
+    if (address.kind() === 'ipv4') return inRanges(address);
+    const ipv4 = embeddedIpv4(address as ipaddr.IPv6);
+    return (ipv4 !== undefined && inRanges(ipv4)) || inRanges(address);
   };
 }

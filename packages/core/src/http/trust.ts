@@ -1,6 +1,5 @@
-import ipaddr from 'ipaddr.js';
 import { InvalidOptionError, InvalidOptionTypeError, show } from '../errors';
-import { withoutPort } from '../keys/address';
+import { parseAddress, unwrapAddress } from '../keys/address';
 import { ipMatcher } from './ip-match';
 import type { ProxyTrust } from './driver';
 
@@ -35,18 +34,18 @@ export function clientIpResolver(name: string, setting: unknown): ClientIpResolv
     trust,
     resolve(remote, forwardedFor) {
       if (trust === 'none' || remote === undefined || forwardedFor === undefined) return remote;
-      // Every hop as an address: a port after one (Azure writes them) is not part of the client's identity.
+      // Every hop as an address: brackets and a port (Azure writes them) are not part of the client's identity.
       const hops = [
-        withoutPort(remote),
+        unwrapAddress(remote),
         ...forwardedFor
           .split(',')
-          .map((hop) => withoutPort(hop.trim()))
+          .map((hop) => unwrapAddress(hop.trim()))
           .reverse(),
       ];
       for (let index = 0; index < hops.length - 1; index++) {
         const hop = hops[index] as string;
         if (!trusts(hop, index)) return hop;
-        if (!ipaddr.isValid(hops[index + 1] as string)) return hop;
+        if (parseAddress(hops[index + 1] as string) === undefined) return hop;
       }
       return hops[hops.length - 1];
     },

@@ -1,7 +1,8 @@
 import ipaddr from 'ipaddr.js';
 import { InvalidOptionError, InvalidOptionTypeError, show } from '../errors';
 import { rejectUnknownKeys, requireObject } from '../validate';
-import { withoutPort } from './address';
+import { parseAddress } from './address';
+import { embeddedIpv4, isLocalUseNat64 } from './embedded-ipv4';
 import { perClient } from './scope';
 import type { KeyFunction } from './context';
 
@@ -28,10 +29,12 @@ export interface IpKeyConfig {
 
 /**
  * Keys a layer by client address, as the framework's trusted-proxy logic resolved it.
- * IPv4-mapped IPv6 (`::ffff:203.0.113.7`) counts as the IPv4 address; other IPv6 addresses become
- * their `/ipv6Subnet` network (`2001:db8:abcd:1200::` for /56) and lose any zone id (`%eth0` names
- * the server's interface, not the client). A port after an address (`203.0.113.7:5678`,
- * `[2001:db8::1]:443`) is dropped. A string that is not an address is kept as it is.
+ * An IPv6 address that embeds an IPv4 client counts as that IPv4 address: IPv4-mapped
+ * (`::ffff:203.0.113.7`), SIIT (`::ffff:0:203.0.113.7`), NAT64 (`64:ff9b::203.0.113.7`), 6to4 and
+ * Teredo (public addresses only). Other IPv6 addresses become their `/ipv6Subnet` network
+ * (`2001:db8:abcd:1200::` for /56) and lose any zone id (`%eth0` names the server's interface, not
+ * the client). Brackets and a port (`203.0.113.7:5678`, `[2001:db8::1]:443`, `[2001:db8::1]`) are
+ * dropped. A string that is not an address is kept as it is.
  * Without an address the `fallback` key is used (default `'unknown'`), so the request is still
  * limited; `fallback: undefined` makes the layer skip such requests.
  *
@@ -76,14 +79,22 @@ function fallbackOption(name: string, raw: Record<string, unknown>): string | un
   return value;
 }
 
-/** The key for one address string; exported for tests of the masking alone. */
+/**
+ * The key for one address string; exported for tests of the masking alone. Every form of one
+ * client gives one key: IPv4 as itself, an IPv6 address that embeds an IPv4 client (mapped, SIIT,
+ * NAT64, 6to4, Teredo: see embeddedIpv4) as that IPv4 address, the local-use NAT64 prefix by the
+ * whole address, any other IPv6 address by its `/ipv6Subnet` network. Brackets, a port and a zone
+ * id are dropped. A string that is not an address is returned as it is.
+ */
 export function ipKey(value: string, ipv6Subnet: number): string {
-  const ip = withoutPort(value);
-  if (ipaddr.IPv4.isValidFourPartDecimal(ip)) return ipaddr.IPv4.parse(ip).toString();
-  if (!ipaddr.IPv6.isValid(ip)) return value;
-  const address = ipaddr.IPv6.parse(ip);
-  if (address.range() === 'ipv4Mapped') return address.toIPv4Address().toString();
-  return new ipaddr.IPv6(maskParts(address.parts, ipv6Subnet)).toRFC5952String();
+  const address = parseAddress(value);
+  if (address === undefined) return value;
+  if (address.kind() === 'ipv4') return address.toString();
+  const ipv6 = address as ipaddr.IPv6;
+  const ipv4 = embeddedIpv4(ipv6);
+  if (ipv4 !== undefined) return ipv4.toString();
+  const parts = isLocalUseNat64(ipv6) ? ipv6.parts : maskParts(ipv6.parts, ipv6Subnet);
+  return new ipaddr.IPv6(parts).toRFC5952String();
 }
 
 /** Keeps the first `prefix` bits of the eight 16-bit groups and zeroes the rest. */

@@ -1,5 +1,11 @@
 import { LRUCache } from 'lru-cache';
-import { CircuitBreaker, type BreakerChange, type BreakerSettings, type BreakerTicket } from './breaker';
+import {
+  CircuitBreaker,
+  type BreakerChange,
+  type BreakerSettings,
+  type BreakerSignals,
+  type BreakerTicket,
+} from './breaker';
 
 /** Tickets for every breaker one store call passes through. */
 export type Passage = readonly { breaker: CircuitBreaker; ticket: BreakerTicket }[];
@@ -21,6 +27,7 @@ export class BreakerSet {
     private readonly settings: BreakerSettings,
     private readonly clock: () => number,
     private readonly onChange: (change: BreakerChange) => void,
+    private readonly signals: Partial<BreakerSignals> = {},
   ) {
     this.#breakers = new LRUCache({ max: MAX_PARTITIONS });
   }
@@ -29,7 +36,7 @@ export class BreakerSet {
     let breaker = this.#breakers.get(partition);
     if (breaker === undefined) {
       const report = (change: BreakerChange) => this.onChange(partition === '' ? change : { ...change, partition });
-      breaker = new CircuitBreaker(this.settings, this.clock, report);
+      breaker = new CircuitBreaker(this.settings, this.clock, report, this.signals);
       this.#breakers.set(partition, breaker);
     }
     return breaker;

@@ -1,5 +1,6 @@
 import { StoreError } from '../errors';
 import { BreakerSet, type Passage } from './breakers';
+import type { BreakerChange } from './breaker';
 import { Deadlines } from './deadline';
 import { DenyCache } from './deny-cache';
 import { LocalFallback } from './fallback';
@@ -64,10 +65,13 @@ export function guardStore(
 ): GuardedStore {
   if (store.local === true) return passThrough(store);
   const fallback = new LocalFallback(config.failMode, config.instances, clock);
-  const breakers: BreakerSet = new BreakerSet(config.breaker, clock, (change) => {
+  const onChange = (change: BreakerChange) => {
     // Once the whole store is back it alone decides: the local counts are dropped, not merged.
     if (change.to === 'closed' && breakers.allClosed()) fallback.clear();
     events.breakerChange(change);
+  };
+  const breakers: BreakerSet = new BreakerSet(config.breaker, clock, onChange, {
+    readyCount: 'readyCount' in store ? () => store.readyCount : undefined,
   });
   const partitionsOf = partitioner(store);
   const denyCache = config.denyCacheKeys === undefined ? undefined : new DenyCache(config.denyCacheKeys, clock);

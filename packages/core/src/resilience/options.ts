@@ -16,11 +16,16 @@ export interface BreakerOptions {
   failureThreshold?: number;
   /** The failures must fall within this span. Default `'10 s'`. */
   failureWindow?: Duration;
-  /** How long the breaker stays open before one probe is let through. Default `'30 s'`. */
+  /**
+   * The longest the breaker stays open before it lets one probe through, however long the outage.
+   * Default `'30 s'`.
+   */
   cooldown?: Duration;
   /**
-   * After a probe fails, how long until the next one (at most the cooldown): a store that has just
-   * come back often fails its first probe while its client reconnects. Default `'1 s'`.
+   * How long the breaker stays open the first time; each failed probe doubles it, up to the
+   * cooldown, and each wait is drawn between half and all of that (jitter), so that instances do
+   * not probe together. A store that reports its reconnect (RedisStore) is probed at once instead.
+   * Default `'1 s'`.
    */
   probeInterval?: Duration;
 }

@@ -19,6 +19,18 @@ describe('ipMatcher', () => {
     expect(matches(ip)).toBe(expected);
   });
 
+  it('matches an IPv6 form of a client by the IPv4 address it embeds, and by itself (issue 19, item 9)', () => {
+    const listed = ipMatcher('allowList', ['198.51.100.0/24', '2002::/16']);
+    for (const ip of ['64:ff9b::198.51.100.7', '::ffff:0:198.51.100.7', '[::ffff:198.51.100.7]', '::c633:6407']) {
+      expect(listed(ip), ip).toBe(true);
+    }
+    expect(listed('64:ff9b::203.0.113.7')).toBe(false);
+    // A 6to4 address matches the IPv6 range it was listed by, whatever IPv4 address it carries.
+    expect(listed('2002:5db8:d822::1')).toBe(true);
+    expect(ipMatcher('allowList', ['93.184.216.34'])('2002:5db8:d822::1')).toBe(true);
+    expect(ipMatcher('allowList', ['10.0.0.0/8'])('0x0a.1')).toBe(false);
+  });
+
   it('names the entry and the value it cannot parse', () => {
     expect(() => ipMatcher('allowList', ['10.0.0.0/8', 'ten'])).toThrow(/allowList\[1\].*"ten"/);
     expect(() => ipMatcher('allowList', [7])).toThrow(/allowList\[0\].*7/);
@@ -40,6 +52,16 @@ describe('clientIpResolver', () => {
       expect(resolver.resolve('127.0.0.1', '8.8.8.8:4444')).toBe('8.8.8.8');
       expect(resolver.resolve('127.0.0.1', '[2001:db8::5]:4444')).toBe('2001:db8::5');
       expect(resolver.resolve('127.0.0.1:80', '198.51.100.7')).toBe('198.51.100.7');
+    }
+  });
+
+  it('reads a bracketed IPv6 address without a port as that address, never as an invalid hop (issue 19, item 9)', () => {
+    // Before, `[2001:db8:1:2::1]` stopped the walk and the client was keyed by the proxy's address.
+    for (const trust of [1, ['127.0.0.1']]) {
+      const resolver = clientIpResolver('t', trust);
+      expect(resolver.resolve('127.0.0.1', '[2001:db8:1:2::1]')).toBe('2001:db8:1:2::1');
+      expect(resolver.resolve('127.0.0.1', '[fe80::1%eth0]')).toBe('fe80::1%eth0');
+      expect(resolver.resolve('[::ffff:127.0.0.1]', '64:ff9b::1.2.3.4')).toBe('64:ff9b::1.2.3.4');
     }
   });
 

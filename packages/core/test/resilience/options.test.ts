@@ -55,7 +55,7 @@ describe('resilience options', () => {
     }
   });
 
-  it('by default opens after 5 failures within 10 s, stays open 30 s, then lets one probe through', async () => {
+  it('by default opens after 5 failures within 10 s, stays open 0.5 to 1 s, then lets one probe through', async () => {
     let now = 1_000_000;
     let calls = 0;
     const down: Store = {
@@ -83,10 +83,11 @@ describe('resilience options', () => {
     await limiter.consume(ctx);
     expect(changes).toEqual(['open']);
     expect(calls).toBe(9);
-    now += 29_999;
+    // probeInterval (1 s), drawn between half and all of it.
+    now += 499;
     expect(await limiter.consume(ctx)).toMatchObject({ degraded: true });
     expect(calls).toBe(9);
-    now += 1;
+    now += 501;
     await limiter.consume(ctx);
     expect(calls).toBe(10);
     expect(changes).toEqual(['open', 'half-open', 'open']);

@@ -57,6 +57,12 @@ export interface RedisClientAdapter {
    */
   masterOf?(slot: number): string | undefined;
   /**
+   * Optional: how many times the client has become ready (connected, able to take commands) since
+   * RedisStore met it; it grows with every reconnect. With it, a limiter whose circuit breaker is
+   * open probes Redis as soon as the client has reconnected, instead of at its next scheduled probe.
+   */
+  readyCount?(): number;
+  /**
    * Optional: `CONFIG GET parameter` on the node, or on every master of a Cluster; one value per
    * node (undefined where the reply has none). Used once, to warn about an evicting
    * `maxmemory-policy`; may reject when CONFIG is disabled.

@@ -1,5 +1,6 @@
 import { configValue, isFunctionMissingMessage, isNoScriptMessage } from './adapter';
 import type { RedisClientAdapter } from './adapter';
+import { emitsReady, readyCounter } from './ready-count';
 
 /**
  * The part of an ioredis (5, 6) or iovalkey client RedisStore uses; `Redis` (standalone or
@@ -12,6 +13,8 @@ export interface IoredisLike {
   nodes?(role: 'master'): IoredisLike[];
   /** Cluster only: the slot table, slot -> [master "host:port", ...replicas]. */
   readonly slots?: readonly (readonly string[] | undefined)[];
+  /** `ready` after every (re)connection: the limiter probes at once after an outage. */
+  on?(event: 'ready', listener: () => void): unknown;
 }
 
 /** An ioredis-style client: it has `call`, and a Cluster says so with `isCluster`. */
@@ -44,6 +47,7 @@ export function ioredisAdapter(client: IoredisLike, name = 'ioredis/iovalkey'): 
     isNoScript: isNoScriptMessage,
     isFunctionMissing: isFunctionMissingMessage,
     ...(cluster ? { masterOf: (slot: number) => client.slots?.[slot]?.[0] } : {}),
+    ...(emitsReady(client) ? { readyCount: readyCounter(client) } : {}),
     async configGet(parameter) {
       const replies = await Promise.all(masters().map((node) => node.call('CONFIG', 'GET', parameter)));
       return replies.map((reply) => configValue(reply, parameter));

@@ -1,11 +1,14 @@
 import { configValue, isFunctionMissingMessage, isNoScriptMessage, stringArgs } from './adapter';
 import type { RedisClientAdapter } from './adapter';
+import { emitsReady, readyCounter } from './ready-count';
 
 /** The part of a node-redis (`redis` 5) client, from `createClient()`, RedisStore uses. */
 export interface NodeRedisClientLike {
   sendCommand(args: readonly string[], options?: never): Promise<unknown>;
   readonly isReady: boolean;
   readonly options?: { disableOfflineQueue?: boolean } | undefined;
+  /** `ready` after every (re)connection: the limiter probes at once after an outage. */
+  on?(event: 'ready', listener: () => void): unknown;
 }
 
 /** A node of a node-redis Cluster's topology. */
@@ -95,6 +98,7 @@ function oneNodeAdapter(
     },
     isNoScript: isNoScriptMessage,
     isFunctionMissing: isFunctionMissingMessage,
+    ...(emitsReady(client) ? { readyCount: readyCounter(client) } : {}),
     async configGet(parameter) {
       return [configValue(await send(['CONFIG', 'GET', parameter]), parameter)];
     },
