@@ -68,19 +68,22 @@ export function nodeRedisAdapter(
   if (isNodeRedisSentinel(client))
     return oneNodeAdapter(
       'node-redis sentinel',
+      client,
       (args) => client.sendCommand(false, args),
       () => true,
     );
   return oneNodeAdapter(
     'node-redis',
+    client,
     (args) => client.sendCommand(args),
     () => client.options?.disableOfflineQueue !== true,
   );
 }
 
-/** The adapter for a client that sends every command to one node (`send`). */
+/** The adapter for a client that sends every command to one node (`send`); its `ready` events are counted. */
 function oneNodeAdapter(
   name: string,
+  client: object,
   send: (args: string[]) => Promise<unknown>,
   offlineQueue: () => boolean,
 ): RedisClientAdapter {
