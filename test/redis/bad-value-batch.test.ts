@@ -10,7 +10,7 @@ import {
   tokenBucket,
 } from '@floodgate/core';
 import { RedisStore } from '@floodgate/redis';
-import { freshPrefix, limiterKey } from './fixtures/client.ts';
+import { freshPrefix, limiterKey, storedKey } from './fixtures/client.ts';
 import { useRedis } from './fixtures/suite.ts';
 import { contextOf } from '../helpers/context.ts';
 import type { Algorithm, FloodgateWarning, StoreErrorEvent } from '@floodgate/core';
@@ -52,7 +52,7 @@ function setup(algorithm: Algorithm) {
     onBreakerChange: (change) => breakers.push(change.to),
     limits: [{ name: 'tenant', key: (ctx) => ctx.header('x-tenant'), algorithm }],
   });
-  const keyOf = (tenant: string) => prefix + limiterKey('fg', 'tenant', algorithm, tenant);
+  const keyOf = (tenant: string) => storedKey(prefix, limiterKey('fg', 'tenant', algorithm, tenant));
   const ctx = (tenant: string) => contextOf({ headers: { 'x-tenant': tenant } });
   return { limiter, keyOf, ctx, warnings, storeErrors, breakers };
 }

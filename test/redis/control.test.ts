@@ -401,7 +401,7 @@ describe('penalties', () => {
     // A new window: the critical request's write sets the key's TTL for a window of 1 s.
     clock.now = START + 1000;
     expect((await store.consume([critical], 'critical'))[0]).toMatchObject({ allowed: true, limit: 5, remaining: 4 });
-    expect(await suite.client.pttl(prefix + normal.key)).toBeGreaterThan(20_000);
+    expect(await suite.client.pttl(storedKey(prefix, normal.key))).toBeGreaterThan(20_000);
     expect((await store.consume([{ ...normal, cost: 1 }], 'still'))[0]).toEqual(
       blockedUntil(START + 30_000, clock.now, 3),
     );
