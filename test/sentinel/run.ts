@@ -58,8 +58,18 @@ export function report(name: string, run: Run, lostAt: readonly DecisionRecord[]
       `${Math.round(run.switchedAt - run.faultAt)} ms after the fault, last degraded decision ` +
       `${Math.round(run.recovered)} ms after the switch; ${run.app.decisions.length} decisions, ${degraded} degraded, ` +
       `${lost} charges lost${span}, ${ghost} ghost charges, ${run.app.storeErrors.length} store errors: ` +
-      run.app.storeErrors
-        .map((e) => `${Math.round(e.at - run.switchedAt)} ms ${String(e.error).slice(0, 70)}`)
-        .join('; '),
+      errorsByMessage(run),
   );
+}
+
+/** Each distinct store error once, with how many there were and when (ms after the switch). */
+function errorsByMessage(run: Run): string {
+  const seen = new Map<string, number[]>();
+  for (const e of run.app.storeErrors) {
+    const message = String(e.error).slice(0, 70);
+    seen.set(message, [...(seen.get(message) ?? []), Math.round(e.at - run.switchedAt)]);
+  }
+  return [...seen]
+    .map(([message, at]) => `${at.length} x ${message} (${Math.min(...at)} to ${Math.max(...at)} ms)`)
+    .join('; ');
 }
