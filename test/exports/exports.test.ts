@@ -53,6 +53,7 @@ const expected: Record<string, string[]> = {
     'onceWarner',
     'consumeLayers',
     'peekLayers',
+    'quotaSpent',
   ],
   '@floodgate/core/http': [
     'ABORTED',
