@@ -31,3 +31,14 @@ export function stalledDuring(from: number, to: number): number {
   }
   return stalled;
 }
+
+/** The spans ([start, end], performance.now()) of the last recording in which the loop was held up longer than `ms`. */
+export function stallsLongerThan(ms: number): [number, number][] {
+  const spans: [number, number][] = [];
+  for (let i = 1; i < ticks.length; i++) {
+    const start = ticks[i - 1] as number;
+    const end = ticks[i] as number;
+    if (end - start - TICK_MS > ms) spans.push([start, end]);
+  }
+  return spans;
+}

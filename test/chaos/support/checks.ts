@@ -1,7 +1,8 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { expect } from 'vitest';
 import type { ChaosApp } from './app.ts';
-import { recordStalls, stalledDuring } from '../../helpers/loop-stalls.ts';
+import { recordStalls, stalledDuring, stallsLongerThan } from '../../helpers/loop-stalls.ts';
+import { COOLDOWN, TIMEOUT } from './fixture.ts';
 import { runLoad } from './load.ts';
 import type { Sample } from './load.ts';
 
@@ -19,7 +20,7 @@ export { stalledDuring };
 export function expectAnswered(samples: Sample[], app: ChaosApp, allowed: number[] = [200, 429]): void {
   const unexpected = samples.filter((sample) => !allowed.includes(sample.status));
   expect(
-    unexpected.map((s) => s.status),
+    unexpected.map((s) => (s.error === undefined ? s.status : `${s.status} ${s.error}`)),
     'statuses outside the allowed set',
   ).toEqual([]);
   const decided = new Set(app.decisions.map((decision) => decision.id));
@@ -46,11 +47,28 @@ export function expectBounded(app: ChaosApp, bound: number): void {
   expect(over, `decisions slower than ${bound} ms, loop stalls taken off`).toEqual([]);
 }
 
-/** Degraded decisions only inside [from, to]; at least one there (the fault was real). */
+/**
+ * Whether `at` falls during or within the recovery time after a stall of this process' event loop
+ * longer than the limiter's deadline, in the last watched scenario (see expectDegradedOnlyWithin).
+ */
+export function afterMachineStall(at: number): boolean {
+  const recovery = COOLDOWN + 1000;
+  return stallsLongerThan(TIMEOUT).some(([start, end]) => at >= start && at <= end + recovery);
+}
+
+/**
+ * Degraded decisions only inside [from, to]; at least one there (the fault was real). A stall of
+ * this process' event loop longer than the limiter's deadline is a fault too, one the machine made
+ * (a busy host, GC): the store's answer waits behind the deadline's timer, so the decisions it held
+ * up are degraded and may open the breaker. Within `recovery` ms after such a stall (the time the
+ * fault window allows for recovery), degraded decisions are the limiter doing its job.
+ */
 export function expectDegradedOnlyWithin(app: ChaosApp, from: number, to: number): void {
   const degraded = app.decisions.filter((decision) => decision.degraded);
   expect(degraded.length, 'degraded decisions during the fault').toBeGreaterThan(0);
-  const outside = degraded.filter((decision) => decision.at < from || decision.at > to);
+  const outside = degraded.filter(
+    (decision) => (decision.at < from || decision.at > to) && !afterMachineStall(decision.at),
+  );
   expect(
     outside.map((d) => Math.round(d.at - from)),
     'degraded decisions outside the fault window (ms after its start)',

@@ -10,7 +10,8 @@ export const TIMEOUT = 100;
 /** The breaker cooldown every chaos app runs with, in ms. */
 export const COOLDOWN = 1000;
 
-type AppOptions = Omit<Parameters<typeof startApp>[0], 'store' | 'timeout' | 'breaker'>;
+/** The app's options; `timeout` is TIMEOUT unless a scenario whose subject is not the deadline says otherwise. */
+type AppOptions = Omit<Parameters<typeof startApp>[0], 'store' | 'breaker'>;
 
 /** Starts the parts of a chaos test; each is stopped once the test ends. */
 export interface ChaosParts {
@@ -64,7 +65,12 @@ export function useChaosParts(): ChaosParts {
     disconnectAfter,
     async app(client, options) {
       const store = new RedisStore({ client });
-      const app = await startApp({ ...options, store, timeout: TIMEOUT, breaker: { cooldown: COOLDOWN } });
+      const app = await startApp({
+        ...options,
+        store,
+        timeout: options.timeout ?? TIMEOUT,
+        breaker: { cooldown: COOLDOWN },
+      });
       apps.push(app);
       return app;
     },

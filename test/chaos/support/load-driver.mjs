@@ -8,25 +8,28 @@ const names = Array.isArray(options.clients)
   ? options.clients
   : Array.from({ length: options.clients ?? 20 }, (_, i) => `c${i}`);
 const clientOf = (id) => (options.uniquePrefix ? `${options.uniquePrefix}${id}` : names[id % names.length]);
+const REQUEST_TIMEOUT_MS = 15_000;
 const agent = new Agent({ keepAlive: true, maxSockets: options.sockets ?? 64 });
 
 function send(id) {
   return new Promise((resolve) => {
     const sentAt = performance.now();
     let settled = false;
-    const finish = (status, retryAfter) => {
+    const finish = (status, retryAfter, error) => {
       if (settled) return;
       settled = true;
-      resolve({ id, latency: performance.now() - sentAt, status, retryAfter });
+      resolve({ id, latency: performance.now() - sentAt, status, retryAfter, ...(error ? { error } : {}) });
     };
     const headers = { 'x-request': String(id), 'x-client': clientOf(id) };
     const req = request(options.url, { agent, headers }, (res) => {
       res.resume();
       res.once('end', () => finish(res.statusCode ?? 0, res.headers['retry-after']));
-      res.once('error', () => finish(0, undefined));
+      res.once('error', (error) => finish(0, undefined, String(error)));
     });
-    req.setTimeout(2000, () => req.destroy(new Error('load driver timeout')));
-    req.once('error', () => finish(0, undefined));
+    // Long enough that a busy machine is not taken for a hang; a request that hangs still ends the
+    // run, answered with status 0.
+    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`load driver timeout (${REQUEST_TIMEOUT_MS} ms)`)));
+    req.once('error', (error) => finish(0, undefined, String(error)));
     req.end();
   });
 }

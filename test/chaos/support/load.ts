@@ -7,9 +7,11 @@ export interface Sample {
   id: number;
   /** ms from sending the request to the end of its response, at the driver. */
   latency: number;
-  /** HTTP status; 0 when the request failed or took longer than the driver's own 2 s limit. */
+  /** HTTP status; 0 when the request failed or took longer than the driver's own 15 s limit. */
   status: number;
   retryAfter: string | undefined;
+  /** Why a request with status 0 got no answer. */
+  error?: string;
 }
 
 export interface LoadOptions {
@@ -31,7 +33,7 @@ const DRIVER = fileURLToPath(new URL('./load-driver.mjs', import.meta.url));
 /**
  * Sends `rate` requests per second for `durationMs` from a second process over keep-alive loopback
  * sockets, without waiting for answers (open loop: a slow server cannot slow the sender down), and
- * resolves with every response once the last one has ended. Each request is abandoned after 2 s,
+ * resolves with every response once the last one has ended. Each request is abandoned after 15 s,
  * so the driver always stops.
  */
 export function runLoad(options: LoadOptions): Promise<Sample[]> {

@@ -7,7 +7,7 @@ import type { Sample } from './load.ts';
 export interface ScenarioSummary {
   scenario: string;
   sent: number;
-  /** Count per HTTP status (0 = no answer within the driver's 2 s). */
+  /** Count per HTTP status (0 = no answer within the driver's 15 s). */
   statuses: Record<string, number>;
   /** HTTP latency, ms. */
   p50: number;
