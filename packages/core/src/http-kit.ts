@@ -19,7 +19,7 @@ export { TurnQueue } from './http/turn-queue';
 export { LimiterDecision } from './limiter-decision';
 export { isThenable } from './thenable';
 export { writeHeaders, parseHeaderModes } from './headers';
-export type { HeaderModes, HeaderSetter } from './headers';
+export type { CheckedHeaderModes, HeaderModes, HeaderSetter } from './headers';
 export { buildProblem, negotiateProblem } from './problem';
 export type { ProblemDetails, ProblemResponse } from './problem';
 export { controlsOf, statusReport } from './http/controls';

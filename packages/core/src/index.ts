@@ -46,6 +46,7 @@ export type { Decision, LayerResult } from './decision';
 export type { RateLimitInfo } from './http/types';
 export { buildHeaders } from './headers';
 export type { HeaderOptions, StandardHeaders } from './headers';
+export type { PartitionKeyOptions } from './partition-key';
 export { parseDuration } from './duration';
 export type { Duration } from './duration';
 

@@ -1,6 +1,7 @@
 import type { Duration } from '../duration';
 import type { StandardHeaders } from '../headers';
 import type { Decision } from '../decision';
+import type { PartitionKeyOptions } from '../partition-key';
 import type { LimiterOptions, LimitRule, Priority, PriorityFunction } from '../limiter-types';
 import type { Store } from '../store';
 import type { FloodgateWarning } from '../warnings';
@@ -43,6 +44,8 @@ export interface HttpOwnOptions<Req = unknown, Res = unknown, Handler = never> {
   standardHeaders?: StandardHeaders;
   /** `X-RateLimit-Limit/-Remaining/-Reset`. Default true. */
   legacyHeaders?: boolean;
+  /** draft-11: `pk` on each item, a keyed hash of the layer's key (never the key itself). Default off. */
+  partitionKey?: PartitionKeyOptions | false;
   /** Status of a denied request. Default 429. */
   statusCode?: number;
   /** Body of a denied request instead of the problem+json default: text, a JSON value, or a function making one. */
