@@ -2,11 +2,12 @@ import { checkCost, costCeiling, isWholeCost } from './algorithms/cost';
 import { algorithmProblem } from './algorithms/shape';
 import { checkedClock } from './clock';
 import { AlgorithmFunctionError, InvalidOptionError, show } from './errors';
-import { algorithmTag } from './keys/algorithm-tag';
 import { ipKey } from './keys/by-ip';
 import { encodeIdentity } from './keys/identity';
 import { ownedBy } from './keys/scope';
 import { LeaseBook } from './lease';
+import { followFeed } from './live-limits';
+import { keyStartOf, ruleSetOf } from './rule-set';
 import { LimiterDecision } from './limiter-decision';
 import { nextRequestId } from './request-id';
 import { WarningCode } from './warnings';
@@ -21,6 +22,7 @@ import type { LeaseTicket } from './lease';
 import type { LimiterConfig } from './limiter-options';
 import type { Priority, PriorityFunction } from './limiter-types';
 import type { RefundTarget } from './limiter-decision';
+import type { RuleSet } from './rule-set';
 import type { CompiledRule } from './rules';
 import type { SafeEvents } from './resilience/events';
 import type { ControlOperation, GuardedAnswer, GuardedStore } from './resilience/guarded-store';
@@ -68,20 +70,21 @@ type Release = (leases: readonly LayerCall[], requestId: string) => Promise<void
 export class LimiterEngine<Req = unknown> implements RefundTarget {
   readonly prefix: string;
   readonly store: Store;
-  readonly rules: readonly CompiledRule<Req>[];
   readonly clock: () => number;
   readonly events: SafeEvents;
   /** Where this limiter's warnings go, each code once. */
   readonly warn: Warn;
   readonly failMode: FailMode;
-  /** Each rule's key up to the identity, for rules whose algorithm is fixed. */
-  readonly #keyStarts: readonly (string | undefined)[];
+  /** The rules, swapped whole when a feed reloads them (rule-set.ts). */
+  #set: RuleSet<Req>;
+  readonly #stopFollowing: (() => void) | undefined;
   readonly #guarded: GuardedStore;
   /** Set for a local store with no resilience around it. */
   readonly #local: boolean;
   readonly #sync: SyncStore | undefined;
-  readonly #needsRequestId: boolean;
-  readonly #leases: LeaseBook | undefined;
+  /** Once any rule set needed request ids, requests keep getting them (one decided by an older set may). */
+  #needsRequestId: boolean;
+  #leases: LeaseBook | undefined;
   /** The limiter's `timeout`, given to each algorithm function that returns a promise. */
   readonly #algorithmDeadlines: Deadlines;
 
@@ -91,27 +94,35 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
     this.failMode = config.resilience.failMode;
     this.prefix = config.prefix;
     this.store = config.store;
-    this.rules = config.rules;
+    this.#set = ruleSetOf(config.rules, config.prefix);
     this.clock = checkedClock(config.clock, 'createLimiter.clock', warn);
     this.events = safeEvents(config.resilience.hooks, warn);
-    this.#keyStarts = config.rules.map((rule) =>
-      rule.algorithm === undefined ? undefined : this.#keyStart(rule, rule.algorithm),
-    );
     this.#local = config.store.local === true;
     this.#guarded = guardStore(config.store, config.resilience, this.events, this.clock);
     const sync = config.store as Partial<SyncStore>;
     this.#sync = this.#local && typeof sync.consumeNow === 'function' ? (sync as SyncStore) : undefined;
-    // Sliding log entries and concurrency leases are stored under the request's id; nothing else
-    // needs one (a per-request algorithm may be either).
-    this.#needsRequestId = config.rules.some(
-      (rule) =>
-        rule.algorithm === undefined || rule.algorithm.kind === 'slidingLog' || rule.algorithm.kind === 'concurrency',
-    );
+    this.#needsRequestId = this.#set.needsRequestId;
     this.#algorithmDeadlines = new Deadlines(config.resilience.timeout);
-    this.#leases = config.rules.some((rule) => rule.lease !== undefined)
-      ? new LeaseBook({ take: this.#takeLease, giveBack: this.#giveBackLease }, this.clock)
-      : undefined;
+    this.#leases = this.#set.hasLeases ? this.#newLeaseBook() : undefined;
+    this.#stopFollowing =
+      config.feed === undefined ? undefined : followFeed(config.feed, config.compile, this.#replaceRules, warn);
   }
+
+  get rules(): readonly CompiledRule<Req>[] {
+    return this.#set.rules;
+  }
+
+  #newLeaseBook(): LeaseBook {
+    return new LeaseBook({ take: this.#takeLease, giveBack: this.#giveBackLease }, this.clock);
+  }
+
+  /** A reload: the next request is decided by `rules`; unchanged rules keep their keys and counts. */
+  readonly #replaceRules = (rules: readonly CompiledRule<Req>[]): void => {
+    const set = ruleSetOf(rules, this.prefix);
+    if (set.hasLeases) this.#leases ??= this.#newLeaseBook();
+    if (set.needsRequestId) this.#needsRequestId = true;
+    this.#set = set;
+  };
 
   /**
    * Decides and charges one request of `cost` units. Throws InvalidCostError for a cost no layer can
@@ -143,14 +154,15 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
    * Rejects when the store cannot.
    */
   async control(operation: ControlOperation, ctx: KeyContext<Req>, rule: string | undefined, duration = 0) {
-    if (rule !== undefined && !this.rules.some((each) => each.name === rule)) {
+    const rules = this.rules;
+    if (rule !== undefined && !rules.some((each) => each.name === rule)) {
       throw new InvalidOptionError(
-        `${operation}: no rule is named ${show(rule)}; the rules are ${this.rules.map((each) => each.name).join(', ')}`,
+        `${operation}: no rule is named ${show(rule)}; the rules are ${rules.map((each) => each.name).join(', ')}`,
       );
     }
-    if (rule === undefined && !this.rules.some((each) => each.scope === 'client')) {
+    if (rule === undefined && !rules.some((each) => each.scope === 'client')) {
       throw new InvalidOptionError(
-        `${operation}: every rule of this limiter is shared by many clients (${this.rules.map((each) => each.name).join(', ')}), so ${operation} for a request has no key of its own to act on. Name the rule to ${operation} a shared key ({ rule: '${(this.rules[0] as CompiledRule<Req>).name}' }), or give a rule whose key identifies one client scope: 'client'`,
+        `${operation}: every rule of this limiter is shared by many clients (${rules.map((each) => each.name).join(', ')}), so ${operation} for a request has no key of its own to act on. Name the rule to ${operation} a shared key ({ rule: '${(rules[0] as CompiledRule<Req>).name}' }), or give a rule whose key identifies one client scope: 'client'`,
       );
     }
     const calls = this.#selected(await this.resolve(ctx, 0), ctx, rule);
@@ -172,12 +184,14 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
 
   /** Gives every leased unit back to the store. */
   close(): Promise<void> {
+    this.#stopFollowing?.();
     return this.#leases === undefined ? Promise.resolve() : this.#leases.close();
   }
 
   /** The store calls for the layers that apply to `ctx`, each checked against `cost`. */
   resolve(ctx: KeyContext<Req>, cost: number, priority?: Priority): MaybePromise<RuleCall[]> {
-    const rules = this.rules;
+    const set = this.#set;
+    const rules = set.rules;
     const values: unknown[] = new Array(rules.length);
     let algorithms: unknown[] | undefined;
     let pending = false;
@@ -211,14 +225,15 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
         algorithms[i] = algorithm;
       }
     }
-    if (!pending) return this.#callsFor(ctx, values, algorithms, cost, priority);
+    if (!pending) return this.#callsFor(ctx, set, values, algorithms, cost, priority);
     return Promise.all([Promise.all(values), algorithms && Promise.all(algorithms)]).then(([keys, chosen]) =>
-      this.#callsFor(ctx, keys, chosen, cost, priority),
+      this.#callsFor(ctx, set, keys, chosen, cost, priority),
     );
   }
 
   #callsFor(
     ctx: KeyContext<Req>,
+    set: RuleSet<Req>,
     values: readonly unknown[],
     algorithms: readonly unknown[] | undefined,
     cost: number,
@@ -231,11 +246,11 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
     // A priority given with the call stands for the limiter's function; a rule's own still decides.
     const given = priority === 'critical';
     for (let i = 0; i < values.length; i++) {
-      const rule = this.rules[i] as CompiledRule<Req>;
+      const rule = set.rules[i] as CompiledRule<Req>;
       const identity = this.#identity(rule, ctx, values[i]);
       if (identity === undefined) continue;
       let algorithm = rule.algorithm;
-      let keyStart = this.#keyStarts[i];
+      let keyStart = set.keyStarts[i];
       if (algorithm === undefined) {
         algorithm = this.#chosenAlgorithm(rule, algorithms?.[i]);
         keyStart = this.#keyStart(rule, algorithm);
@@ -268,7 +283,7 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
   }
 
   #keyStart(rule: CompiledRule<Req>, algorithm: Algorithm): string {
-    return `${this.prefix}:${rule.name}:${algorithmTag(algorithm)}:{`;
+    return keyStartOf(this.prefix, rule, algorithm);
   }
 
   /**

@@ -47,6 +47,10 @@ export type { RateLimitInfo } from './http/types';
 export { buildHeaders } from './headers';
 export type { HeaderOptions, StandardHeaders } from './headers';
 export type { PartitionKeyOptions } from './partition-key';
+export { rulesFromDocument } from './limits-document';
+export type { DocumentOptions } from './limits-document';
+export { limitsPublisher } from './live-limits';
+export type { LimitsFeed, LimitsPublisher, LimitsUpdate } from './live-limits';
 export { parseDuration } from './duration';
 export type { Duration } from './duration';
 

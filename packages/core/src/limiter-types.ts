@@ -1,3 +1,4 @@
+import type { LimitsFeed } from './live-limits';
 import type { Algorithm } from './algorithms/types';
 import type { Decision } from './decision';
 import type { Duration } from './duration';
@@ -78,8 +79,11 @@ export interface LimiterOptions<Req = unknown> extends ResilienceOptions<Req> {
   store?: Store;
   /** Start of every key. Default `'fg'`. */
   prefix?: string;
-  /** The layers; a request passes only if every layer that applies allows it. */
-  limits: readonly LimitRule<Req>[];
+  /**
+   * The layers; a request passes only if every layer that applies allows it. A LimitsFeed (e.g.
+   * @floodgate/config's limitsFromFile) replaces them while the limiter runs.
+   */
+  limits: readonly LimitRule<Req>[] | LimitsFeed<Req>;
   /** Shadow mode for every rule: decisions are counted and reported, never enforced. Default false. */
   shadow?: boolean;
   /** Every rule's priority function (a rule's own wins). Default: every request is normal. */

@@ -2,6 +2,7 @@ import type { Duration } from '../duration';
 import type { StandardHeaders } from '../headers';
 import type { Decision } from '../decision';
 import type { PartitionKeyOptions } from '../partition-key';
+import type { LimitsFeed } from '../live-limits';
 import type { LimiterOptions, LimitRule, Priority, PriorityFunction } from '../limiter-types';
 import type { Store } from '../store';
 import type { FloodgateWarning } from '../warnings';
@@ -28,7 +29,7 @@ export interface HttpOwnOptions<Req = unknown, Res = unknown, Handler = never> {
   limit?: number;
   window?: Duration;
   /** Full form: the layers, e.g. from `layered(...)`. */
-  limits?: readonly LimitRule<Req>[];
+  limits?: readonly LimitRule<Req>[] | LimitsFeed<Req>;
   store?: Store;
   /** Start of every key. Default `'fg'`. */
   prefix?: string;
