@@ -1,3 +1,0 @@
-import { floodgateTestConfig } from '../../vitest.shared.ts';
-
-export default floodgateTestConfig();
