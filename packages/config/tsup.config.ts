@@ -1,1 +1,5 @@
-export { default } from '../../tsup.shared.ts';
+import { defineConfig } from 'tsup';
+import { shared } from '../../tsup.shared.ts';
+
+// schema/ is copied into dist/ as it is: dist/limits.schema.json, for editors' "$schema".
+export default defineConfig({ ...shared, publicDir: 'schema' });

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { limitsSchema } from '@floodgate/config';
 import { byIp, createLimiter, rulesFromDocument } from '@floodgate/core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
@@ -12,14 +11,12 @@ import { after, before } from './documents.ts';
  * options, naming the path in the document.
  */
 
-const schemaPath = createRequire(import.meta.url).resolve('@floodgate/config/limits.schema.json');
-const schema = JSON.parse(readFileSync(schemaPath, 'utf8'));
-const validate = new Ajv2020({ allErrors: true }).compile(schema);
+const validate = new Ajv2020({ allErrors: true }).compile(limitsSchema);
 type Req = { user?: string; org?: string };
 const code = { user: (req: Req) => req.user, tenant: (req: Req) => req.org };
 
 const everything = {
-  $schema: './node_modules/@floodgate/config/limits.schema.json',
+  $schema: './node_modules/@floodgate/config/dist/limits.schema.json',
   version: 1,
   rules: [
     {

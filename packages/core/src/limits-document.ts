@@ -28,7 +28,7 @@ import type { LimitRule } from './limiter-types';
  *                  "shadow": false, "blockDuration": "5m", "escalate": { "period": "1h", "max": "1h" },
  *                  "tenants": { "acme": { "type": "tokenBucket", "capacity": 500, "refillRate": 50 } } } ] }
  *
- * The JSON Schema of this shape is published as @floodgate/config/limits.schema.json.
+ * The JSON Schema of this shape is published by @floodgate/config (dist/limits.schema.json, and its limitsSchema export).
  */
 
 /** What a document needs from code. */
