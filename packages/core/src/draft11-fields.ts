@@ -26,50 +26,47 @@ interface WithCalls {
   readonly calls?: readonly LayerCall[];
 }
 
-export function draft11Policies(
-  results: readonly LayerResult[],
-  binding: LayerResult,
+/**
+ * Sets `RateLimit-Policy` and `RateLimit` for draft-11: one item per layer, the binding layer
+ * first, shadow layers left out. `pk` (when on) is derived once per layer for both fields.
+ */
+export function writeDraft11<Res>(
   decision: Decision,
-  pk: PartitionKeyOf | undefined,
-): string {
-  let list = policyItem(binding, keyOf(results, binding, decision), pk);
-  for (let i = 0; i < results.length; i++) {
-    const layer = results[i] as LayerResult;
-    if (layer !== binding && layer.shadow !== true) list += `, ${policyItem(layer, callsOf(decision)?.[i]?.key, pk)}`;
-  }
-  return list;
-}
-
-export function draft11States(
-  results: readonly LayerResult[],
   binding: LayerResult,
   now: number,
-  decision: Decision,
   pk: PartitionKeyOf | undefined,
-): string {
-  let list = stateItem(binding, now, keyOf(results, binding, decision), pk);
+  res: Res,
+  set: (res: Res, name: string, value: string) => void,
+): void {
+  const results = decision.results;
+  const calls = pk === undefined ? undefined : callsOf(decision);
+  const bindingKey = calls?.[results.indexOf(binding)]?.key;
+  const bindingPk = pk === undefined || bindingKey === undefined ? '' : `;pk=:${pk(bindingKey)}:`;
+  let policies = policyItem(binding) + bindingPk;
+  let states = stateItem(binding, now) + bindingPk;
   for (let i = 0; i < results.length; i++) {
     const layer = results[i] as LayerResult;
-    if (layer !== binding && layer.shadow !== true)
-      list += `, ${stateItem(layer, now, callsOf(decision)?.[i]?.key, pk)}`;
+    if (layer === binding || layer.shadow === true) continue;
+    const key = calls?.[i]?.key;
+    const partition = pk === undefined || key === undefined ? '' : `;pk=:${pk(key)}:`;
+    policies += `, ${policyItem(layer)}${partition}`;
+    states += `, ${stateItem(layer, now)}${partition}`;
   }
-  return list;
+  set(res, 'RateLimit-Policy', policies);
+  set(res, 'RateLimit', states);
 }
 
-function policyItem(layer: LayerResult, key: string | undefined, pk: PartitionKeyOf | undefined): string {
+function policyItem(layer: LayerResult): string {
   const quota = `"${layer.rule}";q=${int(layer.limit)}`;
-  const item =
-    layer.kind === 'concurrency'
-      ? `${quota};qu="concurrent-requests"`
-      : `${quota};w=${int(Math.max(1, Math.ceil(layer.window / 1000)))}`;
-  return pk === undefined || key === undefined ? item : `${item};pk=:${pk(key)}:`;
+  return layer.kind === 'concurrency'
+    ? `${quota};qu="concurrent-requests"`
+    : `${quota};w=${int(Math.max(1, Math.ceil(layer.window / 1000)))}`;
 }
 
-function stateItem(layer: LayerResult, now: number, key: string | undefined, pk: PartitionKeyOf | undefined): string {
-  let item = `"${layer.rule}";r=${int(Math.max(0, layer.remaining))}`;
+function stateItem(layer: LayerResult, now: number): string {
+  const item = `"${layer.rule}";r=${int(Math.max(0, layer.remaining))}`;
   const window = effectiveWindowMs(layer, now);
-  if (window !== undefined) item += `;t=${int(Math.ceil(window / 1000))}`;
-  return pk === undefined || key === undefined ? item : `${item};pk=:${pk(key)}:`;
+  return window === undefined ? item : `${item};t=${int(Math.ceil(window / 1000))}`;
 }
 
 /**
@@ -100,12 +97,6 @@ export function effectiveWindowMs(layer: LayerResult, now: number): number | und
   // Nothing in use: whatever is spent now starts coming back one unit later.
   if (used <= 0 || untilReset === 0) return Math.min(unit, layer.window);
   return Math.min(untilReset, Math.max(0, untilReset - (used - 1) * unit));
-}
-
-/** The binding layer's key: results and calls are in the same order. */
-function keyOf(results: readonly LayerResult[], binding: LayerResult, decision: Decision): string | undefined {
-  const calls = callsOf(decision);
-  return calls === undefined ? undefined : calls[results.indexOf(binding)]?.key;
 }
 
 function callsOf(decision: Decision): readonly LayerCall[] | undefined {

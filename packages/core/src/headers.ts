@@ -1,7 +1,7 @@
 import { DEFAULTS } from './defaults';
 import { InvalidOptionTypeError, show } from './errors';
 import { rejectUnknownKeys, requireObject } from './validate';
-import { draft11Policies, draft11RetryAfterMs, draft11States } from './draft11-fields';
+import { draft11RetryAfterMs, writeDraft11 } from './draft11-fields';
 import { parsePartitionKey } from './partition-key';
 import type { Decision, LayerResult } from './decision';
 import type { PartitionKeyOf, PartitionKeyOptions } from './partition-key';
@@ -98,8 +98,7 @@ export function writeHeaders<Res>(
     const reset = resetSeconds(binding, now);
     switch (modes.standardHeaders) {
       case 'draft-11':
-        set(res, 'RateLimit-Policy', draft11Policies(results, binding, decision, modes.partitionKey));
-        set(res, 'RateLimit', draft11States(results, binding, now, decision, modes.partitionKey));
+        writeDraft11(decision, binding, now, modes.partitionKey, res, set);
         break;
       case 'draft-8':
         set(res, 'RateLimit-Policy', draft8Policies(results, binding));
