@@ -23,6 +23,10 @@ export function floodgateTestConfig(overrides: ViteUserConfig['test'] = {}) {
   return defineConfig({
     resolve: { alias: workspaceAliases },
     test: {
+      // A test that sends hundreds of requests takes longer than vitest's 5 s on a machine shared by
+      // other runs (load average 18: a payments-gateway suite timed out); no test asserts its own duration.
+      testTimeout: 30_000,
+      hookTimeout: 30_000,
       reporters: ['default', 'json'],
       outputFile: { json: '.reports/vitest.json' },
       ...overrides,

@@ -4,7 +4,9 @@
 // BENCH_ONLY or BENCH_SCENARIOS narrow the run (or a run fails), bench/http/last-partial.md.
 //
 // Environment: BENCH_DURATION=<seconds> (default 5), BENCH_ONLY=<substring of contender names>,
-// BENCH_SCENARIOS=allowed,hot,denied (a comma-separated subset).
+// BENCH_SCENARIOS=allowed,hot,denied (a comma-separated subset), BENCH_RATES=<req/s,...> or 'none'
+// (the fixed-rate latency table; default 1,000/s doubling to half of bare's maximum),
+// BENCH_LATENCY_SECONDS=<seconds per rate> (default 8).
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
@@ -13,6 +15,7 @@ import { redisServerVersion, startRedisServer } from '../redis-server.mjs';
 import { HTTP_SECTION, writeSection } from '../results-file.mjs';
 import { CONTENDERS, DENIED_KEY, EXACTNESS, GROUPS, LOAD, SCENARIOS } from './config.mjs';
 import { exactness } from './exactness.mjs';
+import { hey, LATENCY_CONTENDERS, offeredRates, renderLatency } from './latency.mjs';
 import { measure, wrk } from './measure.mjs';
 import { startServer, versionLine } from './processes.mjs';
 import { relate, renderMarkdown, renderText } from './report.mjs';
@@ -86,6 +89,18 @@ function checkStatuses(name, expect, result) {
       `${name}: expected every response ${expect === 'denied' ? '429' : '2xx'}, got ${got} of ${result.requests}`,
     );
   }
+}
+
+const latencySeconds = Number(process.env.BENCH_LATENCY_SECONDS || 8);
+if (!(latencySeconds > 0))
+  fail(`BENCH_LATENCY_SECONDS must be a number of seconds > 0, got '${process.env.BENCH_LATENCY_SECONDS}'`);
+const latencyNames = groups.flatMap((group) =>
+  (LATENCY_CONTENDERS[group.framework] ?? []).filter((name) => name === group.bare || group.contenders.includes(name)),
+);
+let rates = [];
+const latencyRows = [];
+if (latencyNames.length > 0 && process.env.BENCH_RATES?.trim() !== 'none' && versionLine('hey', ['-h']) === undefined) {
+  fail('hey is not on the PATH: install it (Debian: apt-get install hey), or set BENCH_RATES=none');
 }
 
 let redis;
@@ -166,6 +181,24 @@ try {
       console.error(`exactness ${name} FAILED: ${error.message}`);
     }
   }
+  // The offered rates stop at half of the slowest bare framework's maximum measured above.
+  const bareMax = runs
+    .filter((run) => CONTENDERS.get(run.name).kind === 'bare' && run.result)
+    .reduce((least, run) => Math.min(least, run.result.rps), Number.POSITIVE_INFINITY);
+  rates = offeredRates(Number.isFinite(bareMax) ? bareMax : undefined);
+  if (rates.length > 0 && latencyNames.length > 0) {
+    console.log(`\nlatency: ${latencyNames.length} contenders at ${rates.join(', ')} req/s, ${latencySeconds} s each`);
+    for (const name of latencyNames) {
+      const row = { name, byRate: new Map() };
+      try {
+        await latencyOne(name, row);
+      } catch (error) {
+        failures.push(`latency ${name}: ${error.message}`);
+        console.error(`latency ${name} FAILED: ${error.message}`);
+      }
+      latencyRows.push(row);
+    }
+  }
 } finally {
   if (redis) {
     await redis.admin.quit().catch(() => {});
@@ -174,6 +207,31 @@ try {
 }
 
 relate(runs);
+
+/** One contender alone at each offered rate, on the hot key of the 'hot' scenario. */
+async function latencyOne(name, row) {
+  const contender = CONTENDERS.get(name);
+  const scenario = SCENARIOS.hot;
+  if (redis) await redis.admin.flushall();
+  const env = { BENCH_LIMIT: String(scenario.limit), BENCH_WINDOW_MS: String(scenario.windowMs) };
+  if (redis && contender.redis) env.BENCH_REDIS_PORT = String(redis.port);
+  const server = await startServer(name, env);
+  try {
+    await hey(server.port, rates[0], LOAD.warmupSeconds);
+    for (const rate of rates) {
+      const result = await hey(server.port, rate, latencySeconds);
+      const wrong = Object.entries(result.statuses).filter(([status]) => !status.startsWith('2'));
+      if (wrong.length > 0)
+        throw new Error(`at ${rate}/s expected every response 2xx, got ${JSON.stringify(result.statuses)}`);
+      row.byRate.set(rate, result);
+      console.log(
+        `latency ${name.padEnd(34)} ${String(rate).padStart(6)}/s: p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms (${Math.round(result.achieved)}/s)`,
+      );
+    }
+  } finally {
+    await server.stop();
+  }
+}
 
 function packageVersion(name) {
   const file = new URL(`../node_modules/${name}/package.json`, import.meta.url);
@@ -207,6 +265,8 @@ const filters = [
   only && `BENCH_ONLY=${only}`,
   scenarioFilter && `BENCH_SCENARIOS=${scenarioFilter}`,
   process.env.BENCH_DURATION && `BENCH_DURATION=${process.env.BENCH_DURATION}`,
+  process.env.BENCH_RATES && `BENCH_RATES=${process.env.BENCH_RATES}`,
+  process.env.BENCH_LATENCY_SECONDS && `BENCH_LATENCY_SECONDS=${process.env.BENCH_LATENCY_SECONDS}`,
 ].filter(Boolean);
 const meta = {
   command: `${filters.join(' ')}${filters.length ? ' ' : ''}pnpm bench:http`,
@@ -224,7 +284,7 @@ const meta = {
 };
 
 console.log(`\n${renderText(runs, scenarios, exactnessRows)}\n`);
-const markdown = renderMarkdown({ runs, scenarios, exactnessRows, meta, failures });
+const markdown = `${renderMarkdown({ runs, scenarios, exactnessRows, meta, failures })}${renderLatency(latencyRows, rates, latencySeconds)}`;
 const partial = only !== undefined || scenarioFilter !== undefined || failures.length > 0;
 if (partial) {
   const file = new URL('./last-partial.md', import.meta.url);

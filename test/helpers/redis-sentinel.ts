@@ -31,6 +31,11 @@ export interface RedisSentinel {
   /** Starts the node on `port` again (after a kill), as a replica of the current master. */
   restartAsReplica(port: number): Promise<void>;
   /**
+   * Records performance.now() of every `+switch-master` a sentinel announces from now on, until
+   * `stop()`: a test can tell a second failover (sentinels judging a stalled master down) from its own.
+   */
+  watchSwitches(): Promise<{ readonly at: number[]; stop(): void }>;
+  /**
    * Makes the running node on `port` (a master that failed over) a replica of the current master
    * now, as Sentinel itself does some 10 s later; for the next test, once a test has measured.
    */
@@ -114,6 +119,15 @@ export async function startSentinel(): Promise<RedisSentinel> {
       const current = await masterPort();
       await nodes.get(port)?.stop();
       nodes.set(port, await startRedis({ port, args: [...NODE_ARGS, '--replicaof', '127.0.0.1', String(current)] }));
+    },
+    async watchSwitches() {
+      const at: number[] = [];
+      const subscriber = new Redis({ port: (sentinels[0] as { port: number }).port, lazyConnect: true });
+      subscriber.on('error', () => {});
+      subscriber.on('message', () => at.push(performance.now()));
+      await subscriber.connect();
+      await subscriber.subscribe('+switch-master');
+      return { at, stop: () => subscriber.disconnect() };
     },
     async demote(port) {
       await command(port, 'REPLICAOF', '127.0.0.1', await masterPort());

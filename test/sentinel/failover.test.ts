@@ -7,7 +7,7 @@ import { COOLDOWN } from '../chaos/support/fixture.ts';
 import { runLoad } from '../chaos/support/load.ts';
 import { connectFamilySentinel, type FamilyClient, type SentinelFamily } from '../redis/fixtures/families.ts';
 import { chargesOn, evalCalls } from './charges.ts';
-import { expectAnswered, expectDegradedWithin, report, type Run } from './run.ts';
+import { expectAnswered, expectDegradedWithin, lostOutside, report, type Run } from './run.ts';
 
 /**
  * Issue 20: a Sentinel-managed Redis (one master, one replica, three sentinels judging a node down
@@ -27,9 +27,10 @@ const RATE = 100;
 /**
  * How far behind the master a replica may be (asynchronous replication): what the master admitted
  * that long before a failover can be lost. Milliseconds on a quiet machine; a loaded one can hold
- * a replica's process back for a few hundred.
+ * a replica's process back for much longer (charges decided 861 ms before the fault were lost once,
+ * with five other agents' builds and tests on the machine's two cores).
  */
-const LAG = 500;
+const LAG = 1500;
 /**
  * The limiter's deadline and the client's commandTimeout. Not the chaos suite's 100 ms: the subject
  * is the switch of masters, and on a machine shared by several test runs (load average above 20
@@ -75,6 +76,7 @@ async function underLoad(
     app.storeErrors.length = 0;
     app.breakerChanges.length = 0;
     const watching = watch();
+    const switches = await sentinel.watchSwitches();
     const load = runLoad({ url: app.url, rate, durationMs, uniquePrefix: prefix });
     await at(1000);
     const oldMaster = await sentinel.masterPort();
@@ -90,10 +92,22 @@ async function underLoad(
     const promotedAt = await promoted;
     await afterSwitch?.(oldMaster);
     const samples = await load;
+    switches.stop();
     const { rejections } = watching.stop();
     const lastDegraded = app.decisions.findLast((d) => d.degraded);
     const recovered = (lastDegraded?.at ?? switchedAt) - switchedAt;
-    return { app, samples, rejections, faultAt, promotedAt, switchedAt, oldMaster, newMaster, recovered };
+    return {
+      app,
+      samples,
+      rejections,
+      faultAt,
+      promotedAt,
+      switchedAt,
+      oldMaster,
+      newMaster,
+      recovered,
+      switches: switches.at,
+    };
   } finally {
     await app.close();
     await client.close();
@@ -107,6 +121,7 @@ async function underLoad(
  */
 async function expectLikeOneNode(run: Run, family: SentinelFamily, evalsBefore: Map<number, number>): Promise<void> {
   expect(run.rejections).toEqual([]);
+  expect(run.switches.length, 'the switch the test made was heard').toBeGreaterThanOrEqual(1);
   expectAnswered(run);
   expectBounded(run.app, boundFor(TIMEOUT));
   expectDegradedWithin(run, run.switchedAt + RECOVERY[family]);
@@ -131,7 +146,7 @@ describe.each(['ioredis', 'node-redis'] as const)('Sentinel, %s as the README re
     await expectLikeOneNode(run, family, evalsBefore);
     // The old master takes writes until the client learns of the switch (Sentinel announces it about
     // a second after promoting the replica); without failoverDetector, until Sentinel demotes it 10 s later.
-    expect(lost.filter((d) => d.at < run.faultAt - LAG || d.at > run.switchedAt + 500)).toEqual([]);
+    expect(lostOutside(run, lost, run.faultAt - LAG, run.switchedAt + 500)).toEqual([]);
     expect(ghost.filter((id) => !degradedIds.has(id))).toEqual([]);
   });
 
@@ -156,7 +171,7 @@ describe.each(['ioredis', 'node-redis'] as const)('Sentinel, %s as the README re
     await sentinel.waitForReplica(false).catch(() => sentinel.restartAsReplica(oldMaster));
     await expectLikeOneNode(run, family, evalsBefore);
     // Replication is asynchronous: only an admission the replica had not received could be lost.
-    expect(lost.filter((d) => d.at < run.faultAt - LAG || d.at > run.faultAt)).toEqual([]);
+    expect(lostOutside(run, lost, run.faultAt - LAG, run.faultAt)).toEqual([]);
     // A call the limiter gave up on may still have run (under-admission), never an admitted one twice.
     expect(ghost.filter((id) => !degradedIds.has(id))).toEqual([]);
   });
@@ -177,7 +192,7 @@ describe('Sentinel with min-replicas-to-write 1 (issue 20)', () => {
       const { lost, ghost, degradedIds } = await chargesOn(sentinel, 'minreplicas', run.app.decisions);
       report('ioredis, min-replicas-to-write 1, SENTINEL FAILOVER', run, lost, ghost.length);
       // Nothing after the promotion: only what the replica had not yet received.
-      expect(lost.filter((d) => d.at < run.faultAt - LAG || d.at > run.promotedAt)).toEqual([]);
+      expect(lostOutside(run, lost, run.faultAt - LAG, run.promotedAt)).toEqual([]);
       expect(ghost.filter((id) => !degradedIds.has(id))).toEqual([]);
       expect(run.rejections).toEqual([]);
       expectAnswered(run);

@@ -15,6 +15,25 @@ export interface Run {
   newMaster: number;
   /** The last degraded decision, ms after the switch (0 when none came after it). */
   recovered: number;
+  /** performance.now() of each `+switch-master` announced during the run: one, unless the machine stalled. */
+  switches: number[];
+}
+
+/**
+ * How long before the sentinels name a new master it may have been promoted: up to about a second
+ * for a quiet machine (see the reports), more on a loaded one.
+ */
+const NAMING = 3000;
+
+/**
+ * The decisions of `lost` that no failover explains: outside [from, to] of the run's own fault, and
+ * outside any later failover the sentinels made by themselves (a stall longer than their 1 s
+ * down-after on a loaded machine: the master they left took writes until the client followed, as
+ * in SENTINEL FAILOVER).
+ */
+export function lostOutside(run: Run, lost: readonly DecisionRecord[], from: number, to: number): DecisionRecord[] {
+  const later = run.switches.filter((at) => at > run.switchedAt + 100);
+  return lost.filter((d) => (d.at < from || d.at > to) && !later.some((at) => d.at >= at - NAMING && d.at <= at + 500));
 }
 
 /**
@@ -57,7 +76,8 @@ export function report(name: string, run: Run, lostAt: readonly DecisionRecord[]
     `${name}: replica promoted ${Math.round(run.promotedAt - run.faultAt)} ms and named ` +
       `${Math.round(run.switchedAt - run.faultAt)} ms after the fault, last degraded decision ` +
       `${Math.round(run.recovered)} ms after the switch; ${run.app.decisions.length} decisions, ${degraded} degraded, ` +
-      `${lost} charges lost${span}, ${ghost} ghost charges, ${run.app.storeErrors.length} store errors: ` +
+      `${lost} charges lost${span}, ${ghost} ghost charges, ${run.switches.length} switch(es) announced, ` +
+      `${run.app.storeErrors.length} store errors: ` +
       errorsByMessage(run),
   );
 }

@@ -46,7 +46,7 @@ export interface RuleCall extends LayerCall {
   ticket: LeaseTicket | undefined;
 }
 
-/** A key or algorithm function that threw or rejected (or, for an algorithm function, never answered). */
+/** A key or algorithm function that threw, rejected or never answered within the limiter's timeout. */
 class Failure {
   constructor(
     readonly error: unknown,
@@ -205,7 +205,8 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
       }
       if (isThenable(value)) {
         pending = true;
-        value = Promise.resolve(value).catch(toFailure);
+        // A key that never comes must not hold the request: past the deadline it counts by address.
+        value = this.#algorithmDeadlines.watch(Promise.resolve(value).catch(toFailure)).catch(toTimeout);
       }
       values[i] = value;
       // A rule that does not apply (its key said so at once) needs no algorithm.
@@ -335,7 +336,9 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
     if (typeof value === 'string') return encodeIdentity(value);
     const reason =
       value instanceof Failure
-        ? `threw ${value.error instanceof Error ? value.error.message : show(value.error)}`
+        ? value.timedOut
+          ? `did not settle within ${this.#algorithmDeadlines.timeoutMs} ms (the limiter's timeout)`
+          : `threw ${value.error instanceof Error ? value.error.message : show(value.error)}`
         : `returned ${show(value)} (expected a string or undefined)`;
     this.warn(
       WarningCode.keyFunctionFailed,
