@@ -1,4 +1,3 @@
-import type { LimitsFeed } from './live-limits';
 import type { Algorithm } from './algorithms/types';
 import type { Decision } from './decision';
 import type { Duration } from './duration';
@@ -142,4 +141,20 @@ export interface Limiter<Req = unknown> {
   unblock(ctx: KeyContext<Req>, options?: RuleSelector): Promise<void>;
   /** Gives leased units back to the store; call it before the process exits. */
   close(): Promise<void>;
+}
+
+/** A new set of rules from a feed's source, or the reason its source could not give one. */
+export type LimitsUpdate<Req = unknown> =
+  | { readonly rules: readonly LimitRule<Req>[]; readonly error?: undefined }
+  | { readonly rules?: undefined; readonly error: unknown };
+
+/**
+ * Rules that change while the limiter runs (a watched file, a Redis key): give one as `limits`.
+ * `rules` are the current ones; each update a limiter receives replaces its rules between two
+ * requests: every request is decided by one set, the old or the new, never a mix.
+ */
+export interface LimitsFeed<Req = unknown> {
+  readonly rules: readonly LimitRule<Req>[];
+  /** Calls `listener` with each update; returns the function that stops it. */
+  subscribe(listener: (update: LimitsUpdate<Req>) => void): () => void;
 }

@@ -1,23 +1,9 @@
 import { WarningCode } from './warnings';
-import type { LimitRule } from './limiter-types';
+
+export type { LimitsFeed, LimitsUpdate } from './limiter-types';
+import type { LimitRule, LimitsFeed, LimitsUpdate } from './limiter-types';
 import type { CompiledRule } from './rules';
 import type { Warn } from './warnings';
-
-/** A new set of rules from a feed's source, or the reason its source could not give one. */
-export type LimitsUpdate<Req = unknown> =
-  | { readonly rules: readonly LimitRule<Req>[]; readonly error?: undefined }
-  | { readonly rules?: undefined; readonly error: unknown };
-
-/**
- * Rules that change while the limiter runs (a watched file, a Redis key): give one as `limits`.
- * `rules` are the current ones; each update a limiter receives replaces its rules between two
- * requests: every request is decided by one set, the old or the new, never a mix.
- */
-export interface LimitsFeed<Req = unknown> {
-  readonly rules: readonly LimitRule<Req>[];
-  /** Calls `listener` with each update; returns the function that stops it. */
-  subscribe(listener: (update: LimitsUpdate<Req>) => void): () => void;
-}
 
 /** A feed you publish to: what the sources of @floodgate/config are built on. */
 export interface LimitsPublisher<Req = unknown> extends LimitsFeed<Req> {
