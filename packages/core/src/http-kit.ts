@@ -24,3 +24,5 @@ export { buildProblem, negotiateProblem } from './http/problem';
 export type { ProblemDetails, ProblemResponse } from './http/problem';
 export { controlsOf, statusReport } from './http/controls';
 export type { RateLimitControls, StatusReport, StatusResource } from './http/controls';
+export { checkStep, finishAround, finishOnNode, inTurns, StatusOwners } from './http/adapter-steps';
+export type { StatusOwner } from './http/adapter-steps';
