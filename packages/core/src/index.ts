@@ -1,5 +1,5 @@
 // The user API. Store authors: @floodgate/core/store. Adapter authors: @floodgate/core/http.
-export { createLimiter } from './limiter';
+export { createLimiter } from './limiter/limiter';
 export type {
   ConsumeOptions,
   Limiter,
@@ -8,10 +8,10 @@ export type {
   Priority,
   PriorityFunction,
   RuleSelector,
-} from './limiter-types';
-export { MemoryStore } from './memory-store';
-export type { MemoryStoreOptions } from './memory-store';
-export type { Store } from './store';
+} from './limiter/types';
+export { MemoryStore } from './store/memory-store';
+export type { MemoryStoreOptions } from './store/memory-store';
+export type { Store } from './store/store';
 
 export { fixedWindow } from './algorithms/fixed-window';
 export type { FixedWindowOptions } from './algorithms/fixed-window';
@@ -39,15 +39,15 @@ export { byUser } from './keys/by-user';
 export type { UserId } from './keys/by-user';
 export type { KeyContext, KeyFunction } from './keys/context';
 export type { KeyScope } from './keys/scope';
-export { layered } from './layered';
-export type { ApiKeyLayer, IpLayer, LayeredOptions, UserLayer } from './layered';
+export { layered } from './limiter/layered';
+export type { ApiKeyLayer, IpLayer, LayeredOptions, UserLayer } from './limiter/layered';
 
-export type { Decision, LayerResult } from './decision';
+export type { Decision, LayerResult } from './limiter/decision';
 export type { RateLimitInfo } from './http/types';
-export { buildHeaders } from './headers';
-export type { HeaderOptions, StandardHeaders } from './headers';
-export { parseDuration } from './duration';
-export type { Duration } from './duration';
+export { buildHeaders } from './http/headers';
+export type { HeaderOptions, StandardHeaders } from './http/headers';
+export { parseDuration } from './base/duration';
+export type { Duration } from './base/duration';
 
 export type {
   BreakerOptions,
@@ -60,8 +60,8 @@ export type {
   StoreErrorEvent,
 } from './resilience/options';
 export type { BreakerChange, BreakerState } from './resilience/breaker';
-export { WarningCode } from './warnings';
-export type { FloodgateWarning } from './warnings';
+export { WarningCode } from './base/warnings';
+export type { FloodgateWarning } from './base/warnings';
 export {
   FloodgateError,
   InvalidCostError,
@@ -69,4 +69,4 @@ export {
   InvalidOptionTypeError,
   StoreError,
   StoreTimeoutError,
-} from './errors';
+} from './base/errors';

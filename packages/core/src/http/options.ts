@@ -1,20 +1,20 @@
-import { DEFAULTS } from '../defaults';
-import { timerOption } from '../duration';
-import { InvalidOptionError, InvalidOptionTypeError, show } from '../errors';
-import { LimiterEngine } from '../engine';
-import { parseHeaderModes } from '../headers';
-import { limiterOf } from '../limiter';
-import { LIMITER_KEYS, parseLimiterOptions } from '../limiter-options';
-import { functionOption, integerOption, priorityOption, rejectUnknownKeys, requireObject } from '../validate';
-import { WarningCode } from '../warnings';
+import { DEFAULTS } from '../base/defaults';
+import { timerOption } from '../base/duration';
+import { InvalidOptionError, InvalidOptionTypeError, show } from '../base/errors';
+import { LimiterEngine } from '../limiter/engine';
+import { parseHeaderModes } from './headers';
+import { limiterOf } from '../limiter/limiter';
+import { LIMITER_KEYS, parseLimiterOptions } from '../limiter/options';
+import { functionOption, integerOption, priorityOption, rejectUnknownKeys, requireObject } from '../base/validate';
+import { WarningCode } from '../base/warnings';
 import { ipMatcher } from './ip-match';
 import { shortFormRule } from './short-form';
 import { claimStorePrefix } from './warnings';
-import type { Decision } from '../decision';
-import type { HeaderModes } from '../headers';
-import type { Limiter, LimiterOptions, Priority } from '../limiter-types';
+import type { Decision } from '../limiter/decision';
+import type { HeaderModes } from './headers';
+import type { Limiter, LimiterOptions, Priority } from '../limiter/types';
 import type { FailMode } from '../resilience/options';
-import type { Warn } from '../warnings';
+import type { Warn } from '../base/warnings';
 
 type MaybeAsync<T> = T | Promise<T>;
 

@@ -1,4 +1,4 @@
-import type { AlgorithmKind } from './algorithms/types';
+import type { AlgorithmKind } from '../algorithms/types';
 
 /*
  * How one request's answer is built, from one key to the handler:

@@ -1,10 +1,10 @@
-import { DEFAULTS } from './defaults';
+import { DEFAULTS } from '../base/defaults';
 import { LRUCache } from 'lru-cache';
 import { consumeLayers, peekLayers, quotaSpent } from './layer-decisions';
-import { checkedClock } from './clock';
-import { consoleWarning, onceWarner } from './warnings';
-import type { Outcome } from './algorithms/types';
-import { integerOption, functionOption, rejectUnknownKeys, requireObject } from './validate';
+import { checkedClock } from '../base/clock';
+import { consoleWarning, onceWarner } from '../base/warnings';
+import type { Outcome } from '../algorithms/types';
+import { integerOption, functionOption, rejectUnknownKeys, requireObject } from '../base/validate';
 import type { LayerStates } from './layer-decisions';
 import type { LayerCall, LayerOutcome, Store } from './store';
 

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { LeaseConfig } from './rules';
-import type { LayerCall, LayerOutcome } from './store';
+import type { LayerCall, LayerOutcome } from '../store/store';
 
 /** Hot keys leased at once per limiter; a pool pushed out gives its units back. */
 const MAX_POOLS = 10_000;

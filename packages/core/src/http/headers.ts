@@ -1,7 +1,7 @@
-import { DEFAULTS } from './defaults';
-import { InvalidOptionTypeError, show } from './errors';
-import { rejectUnknownKeys, requireObject } from './validate';
-import type { Decision, LayerResult } from './decision';
+import { DEFAULTS } from '../base/defaults';
+import { InvalidOptionTypeError, show } from '../base/errors';
+import { rejectUnknownKeys, requireObject } from '../base/validate';
+import type { Decision, LayerResult } from '../limiter/decision';
 
 /** Which IETF draft of the `RateLimit` fields to send, or false for none. */
 export type StandardHeaders = 'draft-6' | 'draft-7' | 'draft-8' | false;

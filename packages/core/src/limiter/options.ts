@@ -1,16 +1,16 @@
-import { DEFAULTS } from './defaults';
-import { InvalidOptionError, InvalidOptionTypeError, show } from './errors';
-import { checkedClock } from './clock';
-import { MemoryStore } from './memory-store';
-import { consoleWarning, onceWarner } from './warnings';
-import { parseResilienceOptions, RESILIENCE_KEYS } from './resilience/options';
-import { booleanOption, functionOption, nameOption, rejectUnknownKeys, requireObject } from './validate';
+import { DEFAULTS } from '../base/defaults';
+import { InvalidOptionError, InvalidOptionTypeError, show } from '../base/errors';
+import { checkedClock } from '../base/clock';
+import { MemoryStore } from '../store/memory-store';
+import { consoleWarning, onceWarner } from '../base/warnings';
+import { parseResilienceOptions, RESILIENCE_KEYS } from '../resilience/options';
+import { booleanOption, functionOption, nameOption, rejectUnknownKeys, requireObject } from '../base/validate';
 import { parseRules } from './rules';
-import type { LimiterOptions, PriorityFunction } from './limiter-types';
+import type { LimiterOptions, PriorityFunction } from './types';
 import type { CompiledRule } from './rules';
-import type { ResilienceConfig } from './resilience/options';
-import type { Store } from './store';
-import type { FloodgateWarning, Warn } from './warnings';
+import type { ResilienceConfig } from '../resilience/options';
+import type { Store } from '../store/store';
+import type { FloodgateWarning, Warn } from '../base/warnings';
 
 /** Every option createLimiter reads; the adapters pass exactly these through. */
 export const LIMITER_KEYS = [

@@ -1,5 +1,5 @@
 import { retryAfterSeconds } from './headers';
-import type { Decision } from './decision';
+import type { Decision } from '../limiter/decision';
 
 const PROBLEM_TYPES = 'https://iana.org/assignments/http-problem-types';
 

@@ -1,7 +1,7 @@
-import { checkRefund } from './algorithms/cost';
+import { checkRefund } from '../algorithms/cost';
 import { bindingIndex } from './decision';
 import type { Decision, LayerResult } from './decision';
-import type { LayerCall } from './store';
+import type { LayerCall } from '../store/store';
 
 /** Where a decision sends the units it gives back: its limiter. */
 export interface RefundTarget {

@@ -1,6 +1,6 @@
-import { usableLimit } from './algorithms/reserve';
-import { ttlOf } from './algorithms/types';
-import type { Outcome } from './algorithms/types';
+import { usableLimit } from '../algorithms/reserve';
+import { ttlOf } from '../algorithms/types';
+import type { Outcome } from '../algorithms/types';
 import type { LayerCall, Penalty } from './store';
 
 /**

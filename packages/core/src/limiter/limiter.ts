@@ -1,10 +1,10 @@
-import { checkRefund } from './algorithms/cost';
-import { timerOption } from './duration';
+import { checkRefund } from '../algorithms/cost';
+import { timerOption } from '../base/duration';
 import { LimiterEngine } from './engine';
-import { InvalidOptionTypeError, show } from './errors';
-import { parseLimiterOptions } from './limiter-options';
-import { priorityOption, rejectUnknownKeys } from './validate';
-import type { ConsumeOptions, Limiter, LimiterOptions, Priority } from './limiter-types';
+import { InvalidOptionTypeError, show } from '../base/errors';
+import { parseLimiterOptions } from './options';
+import { priorityOption, rejectUnknownKeys } from '../base/validate';
+import type { ConsumeOptions, Limiter, LimiterOptions, Priority } from './types';
 import type { LimiterDecision } from './limiter-decision';
 
 /**

@@ -1,14 +1,14 @@
-import { isAlgorithm } from './algorithms/shape';
-import { InvalidOptionTypeError, show } from './errors';
-import { apiKeyFunction, byApiKey, parseByApiKeyOptions } from './keys/by-api-key';
-import { byIp, ipKeyFunction, parseByIpOptions } from './keys/by-ip';
-import { byUser } from './keys/by-user';
-import { functionOption, rejectUnknownKeys, requireObject } from './validate';
-import type { Algorithm } from './algorithms/types';
-import type { ByApiKeyOptions } from './keys/by-api-key';
-import type { ByIpOptions } from './keys/by-ip';
-import type { UserId } from './keys/by-user';
-import type { LimitRule } from './limiter-types';
+import { isAlgorithm } from '../algorithms/shape';
+import { InvalidOptionTypeError, show } from '../base/errors';
+import { apiKeyFunction, byApiKey, parseByApiKeyOptions } from '../keys/by-api-key';
+import { byIp, ipKeyFunction, parseByIpOptions } from '../keys/by-ip';
+import { byUser } from '../keys/by-user';
+import { functionOption, rejectUnknownKeys, requireObject } from '../base/validate';
+import type { Algorithm } from '../algorithms/types';
+import type { ByApiKeyOptions } from '../keys/by-api-key';
+import type { ByIpOptions } from '../keys/by-ip';
+import type { UserId } from '../keys/by-user';
+import type { LimitRule } from './types';
 
 /** The `ip` layer: an algorithm, or an algorithm with byIp's options. */
 export type IpLayer = Algorithm | ({ algorithm: Algorithm } & ByIpOptions);

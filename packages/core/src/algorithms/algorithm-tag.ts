@@ -1,4 +1,4 @@
-import type { Algorithm, AlgorithmKind } from '../algorithms/types';
+import type { Algorithm, AlgorithmKind } from './types';
 
 const KIND_CODES: Record<AlgorithmKind, string> = {
   fixedWindow: 'fw',

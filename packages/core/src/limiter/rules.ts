@@ -1,5 +1,5 @@
-import { timerOption, windowOption } from './duration';
-import { InvalidOptionError, InvalidOptionTypeError, show } from './errors';
+import { timerOption, windowOption } from '../base/duration';
+import { InvalidOptionError, InvalidOptionTypeError, show } from '../base/errors';
 import {
   booleanOption,
   functionOption,
@@ -8,14 +8,14 @@ import {
   oneOfOption,
   rejectUnknownKeys,
   requireObject,
-} from './validate';
-import { algorithmProblem } from './algorithms/shape';
-import type { Algorithm } from './algorithms/types';
-import { defaultScope } from './keys/scope';
-import type { KeyFunction } from './keys/context';
-import type { KeyScope } from './keys/scope';
-import type { AlgorithmFunction, LimitRule, PriorityFunction } from './limiter-types';
-import type { Penalty } from './store';
+} from '../base/validate';
+import { algorithmProblem } from '../algorithms/shape';
+import type { Algorithm } from '../algorithms/types';
+import { defaultScope } from '../keys/scope';
+import type { KeyFunction } from '../keys/context';
+import type { KeyScope } from '../keys/scope';
+import type { AlgorithmFunction, LimitRule, PriorityFunction } from './types';
+import type { Penalty } from '../store/store';
 
 /** A lease as the engine uses it: units per store call, and how long they may be handed out (ms). */
 export interface LeaseConfig {

@@ -1,4 +1,4 @@
-import type { Algorithm, Outcome } from './algorithms/types';
+import type { Algorithm, Outcome } from '../algorithms/types';
 
 /**
  * A penalty: a key its layer denies is blocked for `duration` ms. With escalation (`period` > 0),

@@ -1,11 +1,11 @@
-import type { Algorithm } from './algorithms/types';
+import type { Algorithm } from '../algorithms/types';
 import type { Decision } from './decision';
-import type { Duration } from './duration';
-import type { KeyContext, KeyFunction } from './keys/context';
-import type { KeyScope } from './keys/scope';
-import type { ResilienceOptions } from './resilience/options';
-import type { Store } from './store';
-import type { FloodgateWarning } from './warnings';
+import type { Duration } from '../base/duration';
+import type { KeyContext, KeyFunction } from '../keys/context';
+import type { KeyScope } from '../keys/scope';
+import type { ResilienceOptions } from '../resilience/options';
+import type { Store } from '../store/store';
+import type { FloodgateWarning } from '../base/warnings';
 
 /**
  * A rule's algorithm per request: a plan tier, an override from a config table. It receives the
