@@ -1,3 +1,4 @@
+import { isAdaptiveLayer } from './adaptive/adaptive-concurrency';
 import { timerOption, windowOption } from './duration';
 import { InvalidOptionError, InvalidOptionTypeError, show } from './errors';
 import {
@@ -58,6 +59,11 @@ export function parseRules<Req>(
   const seen = new Set<string>();
   return value.map((entry: unknown, index) => {
     const where = `createLimiter.limits[${index}]`;
+    if (isAdaptiveLayer(entry)) {
+      throw new InvalidOptionTypeError(
+        `${where} is adaptiveConcurrency(), a per-process layer that the HTTP middleware runs (rateLimit, floodgate, rateLimiter): give it in the middleware's limits`,
+      );
+    }
     const rule = requireObject(where, entry) as Partial<Record<keyof LimitRule, unknown>>;
     rejectUnknownKeys(where, rule, RULE_KEYS);
     const name = nameOption(`${where}.name`, rule.name);
