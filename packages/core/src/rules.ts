@@ -52,8 +52,9 @@ export function parseRules<Req>(
   value: unknown,
   shadow: boolean,
   priority: PriorityFunction<Req> | undefined,
+  allowNone = false,
 ): CompiledRule<Req>[] {
-  if (!Array.isArray(value) || value.length === 0) {
+  if (!Array.isArray(value) || (value.length === 0 && !allowNone)) {
     throw new InvalidOptionTypeError(`createLimiter.limits must be a non-empty array of rules, got ${show(value)}`);
   }
   const seen = new Set<string>();
