@@ -70,6 +70,7 @@ export class AdaptiveController {
 
   /** The slots normal requests may fill: the limit less the reserve, never fewer than one. */
   get normalLimit(): number {
+    if (this.#probing !== undefined) return Math.max(this.#config.minLimit, Math.floor(this.#probing / 2));
     return Math.max(1, this.#limit - Math.floor(this.#limit * this.#config.reserve));
   }
 
@@ -122,9 +123,12 @@ export class AdaptiveController {
     }
     // A probe costs the requests it sheds: only worth it while traffic presses on the limit.
     if (now >= this.#probeAt && sample.inFlight * 2 >= this.#limit) {
+      // Half the limit drains the queue the estimator allows (a few requests); critical requests
+      // keep their reserve of the full limit on top.
+      const held = Math.max(this.#config.minLimit, Math.floor(this.#limit / 2));
       this.#probing = this.#limit;
       this.#since = now;
-      this.#change(this.#config.minLimit, now);
+      this.#change(held + Math.floor(this.#limit * this.#config.reserve), now);
       return;
     }
     this.#change(Math.floor(this.#config.estimator.update(sample)), now);

@@ -40,7 +40,7 @@ export interface AdaptiveConcurrencyOptions<Req = unknown> {
   /**
    * How often the baseline latency is measured afresh: the limit is held at `minLimit` for one
    * window, so the requests then admitted meet no queue (Envoy's minRTT probe). Drawn between half
-   * and all of this. Default `'60s'`.
+   * and all of this. Default `'15s'`.
    */
   probeInterval?: Duration;
   /**
@@ -144,7 +144,7 @@ export function parseAdaptiveOptions(options: unknown): AdaptiveConfig {
     longWindow: limit('longWindow', 600),
     tolerance: raw.tolerance === undefined ? 1.5 : atLeastOne('tolerance', raw.tolerance),
     queueSize: raw.queueSize === undefined ? 4 : integerOption(`${WHERE}.queueSize`, raw.queueSize, 0),
-    probeInterval: timerOption(`${WHERE}.probeInterval`, raw.probeInterval ?? '60s'),
+    probeInterval: timerOption(`${WHERE}.probeInterval`, raw.probeInterval ?? '15s'),
     reserve: fraction('reserve', raw.reserve, 0, false),
     priority: optionalFunction(raw, 'priority'),
     retryAfter: timerOption(`${WHERE}.retryAfter`, raw.retryAfter ?? '1s'),

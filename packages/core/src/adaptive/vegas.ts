@@ -53,7 +53,9 @@ export class Vegas implements Estimator {
     const step = log10Root(limit);
     if (queue <= step) return limit + 6 * step;
     if (queue < 3 * step) return limit + step;
-    if (queue > 6 * step) return limit - step;
+    // Far above beta (the dependency slowed at once), cut by half the excess rather than one step
+    // per round trip, which at a multi-second latency would take minutes.
+    if (queue > 6 * step) return limit - Math.max(step, (queue - 6 * step) / 2);
     return undefined;
   }
 }
