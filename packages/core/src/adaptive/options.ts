@@ -17,7 +17,7 @@ export type AdaptiveAlgorithm = 'gradient2' | 'vegas';
 
 /** Options of `adaptiveConcurrency()`; every one has a default. */
 export interface AdaptiveConcurrencyOptions<Req = unknown> {
-  /** How the limit follows latency. Default `'vegas'` (see bench/RESULTS-adaptive.md for why). */
+  /** How the limit follows latency. Default `'vegas'` (the core README says why, from `pnpm bench:adaptive`). */
   algorithm?: AdaptiveAlgorithm;
   /** The layer's name in `RateLimit-Policy` and in events. Default `'adaptive'`. */
   name?: string;
