@@ -50,7 +50,14 @@ module.exports = {
       'limiter-knows-no-http',
       'The limiter is framework- and HTTP-free: a request reaches it only as a key context.',
       'limiter',
-      ['base', 'algorithms', 'keys', 'store', 'resilience'],
+      ['base', 'algorithms', 'keys', 'store', 'resilience', 'adaptive'],
+    ),
+    coreOnly(
+      'adaptive-measures-only',
+      'The adaptive controller measures this process: it may name the limiter types its options use (priority), nothing else.',
+      'adaptive',
+      ['base', 'limiter'],
+      { dependencyTypesNot: ['type-only'] },
     ),
     {
       name: 'core-folders-not-entries',

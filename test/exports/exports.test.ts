@@ -18,6 +18,7 @@ const USER_API = [
   'leakyBucket',
   'gcra',
   'concurrency',
+  'adaptiveConcurrency',
   'byIp',
   'byHeader',
   'byApiKey',

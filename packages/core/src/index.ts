@@ -28,6 +28,8 @@ export type { GcraOptions } from './algorithms/gcra';
 export { concurrency } from './algorithms/concurrency';
 export type { ConcurrencyOptions } from './algorithms/concurrency';
 export type { Algorithm, AlgorithmKind } from './algorithms/types';
+export { adaptiveConcurrency } from './adaptive';
+export type { AdaptiveAlgorithm, AdaptiveConcurrency, AdaptiveConcurrencyOptions, AdaptiveSnapshot } from './adaptive';
 
 export { byIp } from './keys/by-ip';
 export type { ByIpOptions } from './keys/by-ip';

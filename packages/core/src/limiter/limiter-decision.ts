@@ -1,6 +1,7 @@
 import { checkRefund } from '../algorithms/cost';
 import { bindingIndex } from './decision';
 import type { Decision, LayerResult } from './decision';
+import type { AdaptiveSlot } from '../adaptive/controller';
 import type { LayerCall } from '../store/store';
 
 /** Where a decision sends the units it gives back: its limiter. */
@@ -27,6 +28,8 @@ export class LimiterDecision implements Decision {
   shadowDenied = false;
   unavailable?: boolean | undefined = undefined;
   release?: (() => Promise<void>) | undefined = undefined;
+  /** The request's place under adaptiveConcurrency(), freed when the response ends. */
+  adaptiveSlot: AdaptiveSlot | undefined = undefined;
   /** Units charged for this request. */
   readonly cost: number;
   readonly #calls: readonly LayerCall[];

@@ -35,8 +35,11 @@ export interface LimiterConfig<Req> {
   resilience: ResilienceConfig;
 }
 
-/** Validates createLimiter's options once; never mutates the caller's object. */
-export function parseLimiterOptions<Req>(options: LimiterOptions<Req>): LimiterConfig<Req> {
+/**
+ * Validates createLimiter's options once; never mutates the caller's object. `allowNoRules`: a
+ * middleware whose only layer is adaptiveConcurrency() has no stored rules.
+ */
+export function parseLimiterOptions<Req>(options: LimiterOptions<Req>, allowNoRules = false): LimiterConfig<Req> {
   const raw = requireObject('createLimiter', options);
   rejectUnknownKeys('createLimiter', raw, LIMITER_KEYS);
   const prefix = raw.prefix === undefined ? DEFAULTS.prefix : nameOption('createLimiter.prefix', raw.prefix);
@@ -65,6 +68,7 @@ export function parseLimiterOptions<Req>(options: LimiterOptions<Req>): LimiterC
       raw.priority === undefined
         ? undefined
         : functionOption<PriorityFunction<Req>>('createLimiter.priority', raw.priority),
+      allowNoRules,
     ),
     clock: clock ?? Date.now,
     warn,

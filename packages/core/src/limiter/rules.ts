@@ -1,3 +1,4 @@
+import { isAdaptiveLayer } from '../adaptive/adaptive-concurrency';
 import { timerOption, windowOption } from '../base/duration';
 import { InvalidOptionError, InvalidOptionTypeError, show } from '../base/errors';
 import {
@@ -51,13 +52,19 @@ export function parseRules<Req>(
   value: unknown,
   shadow: boolean,
   priority: PriorityFunction<Req> | undefined,
+  allowNone = false,
 ): CompiledRule<Req>[] {
-  if (!Array.isArray(value) || value.length === 0) {
+  if (!Array.isArray(value) || (value.length === 0 && !allowNone)) {
     throw new InvalidOptionTypeError(`createLimiter.limits must be a non-empty array of rules, got ${show(value)}`);
   }
   const seen = new Set<string>();
   return value.map((entry: unknown, index) => {
     const where = `createLimiter.limits[${index}]`;
+    if (isAdaptiveLayer(entry)) {
+      throw new InvalidOptionTypeError(
+        `${where} is adaptiveConcurrency(), a per-process layer that the HTTP middleware runs (rateLimit, floodgate, rateLimiter): give it in the middleware's limits`,
+      );
+    }
     const rule = requireObject(where, entry) as Partial<Record<keyof LimitRule, unknown>>;
     rejectUnknownKeys(where, rule, RULE_KEYS);
     const name = nameOption(`${where}.name`, rule.name);
