@@ -2,7 +2,7 @@ import { byIp, createLimiter, type Duration, MemoryStore, parseDuration, sliding
 import type { LayerCall } from '@floodgate/core/store';
 import { describe, expect, it } from 'vitest';
 import { MAX_SLIDING_LOG_LIMIT } from '../../packages/core/src/algorithms/sliding-log.ts';
-import { DEFAULTS } from '../../packages/core/src/defaults.ts';
+import { DEFAULTS } from '../../packages/core/src/base/defaults.ts';
 import { readReadme, section } from './support/readmes.ts';
 
 // Figures the READMEs state are the code's: the defaults in the failure timeline, the bounds, and

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from './support/packages.ts';
 import { headings, readmePaths, readReadme, section } from './support/readmes.ts';
 
-// Links in the READMEs lead somewhere: every relative link names a file or folder of the
-// repository, and every #anchor a heading of its target. The root README's "Where it runs" table
+// Links in the READMEs and ARCHITECTURE.md lead somewhere: every relative link names a file or
+// folder of the repository, and every #anchor a heading of its target. The root README's "Where it runs" table
 // links each runtime × store × client cell to the tests that cover it.
 
 /** GitHub's anchor for a heading. */
@@ -33,9 +33,12 @@ function broken(readme: string, target: string): string | undefined {
   return headings(markdown).map(slug).includes(anchor) ? undefined : `${target}: ${markdown} has no heading #${anchor}`;
 }
 
-it.each(readmePaths())('every relative link of %s leads to a file and heading that exist', (readme) => {
-  expect(links(readme).flatMap((target) => broken(readme, target) ?? [])).toEqual([]);
-});
+it.each([...readmePaths(), 'ARCHITECTURE.md'])(
+  'every relative link of %s leads to a file and heading that exist',
+  (readme) => {
+    expect(links(readme).flatMap((target) => broken(readme, target) ?? [])).toEqual([]);
+  },
+);
 
 describe('the table of runtimes, stores and clients', () => {
   const rows = section('README.md', 'Where it runs')

@@ -1,3 +1,4 @@
+import { setupAdaptive } from './adaptive.js';
 import { setupPaymentsDay } from './payments-day.js';
 import { drawTimeline, outcomeOf } from './timeline.js';
 import { chooseHosts, fetchConfig, newClientId, schedule, send } from './traffic.js';
@@ -174,4 +175,9 @@ start().catch((error) => {
 
 setupPaymentsDay().catch((error) => {
   document.querySelector('#payments-status').textContent = `Could not load the payments day: ${error.message}`;
+});
+
+setupAdaptive().catch((error) => {
+  document.querySelector('#adaptive [role="status"]').textContent =
+    `Could not load the adaptive card: ${error.message}`;
 });

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { rateLimit } from '@floodgate/express';
 import { algorithms } from './algorithms.js';
+import { addAdaptive } from './adaptive.js';
 import { addPaymentsDay } from './payments-day.js';
 
 const publicDir = fileURLToPath(new URL('../public', import.meta.url));
@@ -50,6 +51,7 @@ export function createPlayground({ store, storeName = 'memory', clock, hold = 10
   }
 
   addPaymentsDay(app, { store, clock, onDecision });
+  addAdaptive(app);
   app.use(express.static(publicDir));
   return app;
 }

@@ -1,5 +1,5 @@
 // The user API. Store authors: @floodgate/core/store. Adapter authors: @floodgate/core/http.
-export { createLimiter } from './limiter';
+export { createLimiter } from './limiter/limiter';
 export type {
   ConsumeOptions,
   Limiter,
@@ -8,10 +8,10 @@ export type {
   Priority,
   PriorityFunction,
   RuleSelector,
-} from './limiter-types';
-export { MemoryStore } from './memory-store';
-export type { MemoryStoreOptions } from './memory-store';
-export type { Store } from './store';
+} from './limiter/types';
+export { MemoryStore } from './store/memory-store';
+export type { MemoryStoreOptions } from './store/memory-store';
+export type { Store } from './store/store';
 
 export { fixedWindow } from './algorithms/fixed-window';
 export type { FixedWindowOptions } from './algorithms/fixed-window';
@@ -28,6 +28,8 @@ export type { GcraOptions } from './algorithms/gcra';
 export { concurrency } from './algorithms/concurrency';
 export type { ConcurrencyOptions } from './algorithms/concurrency';
 export type { Algorithm, AlgorithmKind } from './algorithms/types';
+export { adaptiveConcurrency } from './adaptive';
+export type { AdaptiveAlgorithm, AdaptiveConcurrency, AdaptiveConcurrencyOptions, AdaptiveSnapshot } from './adaptive';
 
 export { byIp } from './keys/by-ip';
 export type { ByIpOptions } from './keys/by-ip';
@@ -39,20 +41,20 @@ export { byUser } from './keys/by-user';
 export type { UserId } from './keys/by-user';
 export type { KeyContext, KeyFunction } from './keys/context';
 export type { KeyScope } from './keys/scope';
-export { layered } from './layered';
-export type { ApiKeyLayer, IpLayer, LayeredOptions, UserLayer } from './layered';
+export { layered } from './limiter/layered';
+export type { ApiKeyLayer, IpLayer, LayeredOptions, UserLayer } from './limiter/layered';
 
-export type { Decision, LayerResult } from './decision';
+export type { Decision, LayerResult } from './limiter/decision';
 export type { RateLimitInfo } from './http/types';
-export { buildHeaders } from './headers';
-export type { HeaderOptions, StandardHeaders } from './headers';
-export type { PartitionKeyOptions } from './partition-key';
-export { rulesFromDocument } from './limits-document';
-export type { DocumentOptions } from './limits-document';
-export { limitsPublisher } from './live-limits';
-export type { LimitsFeed, LimitsPublisher, LimitsUpdate } from './live-limits';
-export { parseDuration } from './duration';
-export type { Duration } from './duration';
+export { buildHeaders } from './http/headers';
+export type { HeaderOptions, StandardHeaders } from './http/headers';
+export type { PartitionKeyOptions } from './http/partition-key';
+export { rulesFromDocument } from './limiter/limits-document';
+export type { DocumentOptions } from './limiter/limits-document';
+export { limitsPublisher } from './limiter/live-limits';
+export type { LimitsFeed, LimitsPublisher, LimitsUpdate } from './limiter/live-limits';
+export { parseDuration } from './base/duration';
+export type { Duration } from './base/duration';
 
 export type {
   BreakerOptions,
@@ -65,8 +67,8 @@ export type {
   StoreErrorEvent,
 } from './resilience/options';
 export type { BreakerChange, BreakerState } from './resilience/breaker';
-export { WarningCode } from './warnings';
-export type { FloodgateWarning } from './warnings';
+export { WarningCode } from './base/warnings';
+export type { FloodgateWarning } from './base/warnings';
 export {
   FloodgateError,
   InvalidCostError,
@@ -74,4 +76,4 @@ export {
   InvalidOptionTypeError,
   StoreError,
   StoreTimeoutError,
-} from './errors';
+} from './base/errors';

@@ -10,8 +10,8 @@ import {
   slidingWindow,
   tokenBucket,
 } from '@floodgate/core';
-import { LimiterEngine } from '../src/engine';
-import { parseLimiterOptions } from '../src/limiter-options';
+import { LimiterEngine } from '../src/limiter/engine';
+import { parseLimiterOptions } from '../src/limiter/options';
 import { contextOf } from './keys/context';
 import type { Algorithm, Decision, KeyContext, Limiter, LimitRule, RateLimitInfo } from '@floodgate/core';
 import type { LayerCall, LayerOutcome, Store } from '@floodgate/core/store';

@@ -1,17 +1,18 @@
 import {
   ABORTED,
+  checkStep,
   closeSignal,
   controlsOf,
   Denial,
   describeTrust,
+  finishOnNode,
   Gate,
-  isThenable,
+  inTurns,
   nodeHeader,
   parseHttpOptions,
+  StatusOwners,
   statusReport,
-  TurnQueue,
 } from '@floodgate/core/http';
-import { InvalidOptionTypeError } from '@floodgate/core';
 import type { Decision, Priority, RateLimitInfo } from '@floodgate/core';
 import type { GateResult, HttpDriver, HttpLimitOptions, RateLimitControls } from '@floodgate/core/http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
@@ -59,11 +60,10 @@ export type RateLimitMiddleware = Middleware &
     readonly critical: Middleware;
   };
 
+type Deny = (denial: Denial, req: Request, res: Response, next: NextFunction) => void;
+
 /** Each middleware's gate and how it answers a denial, for rateLimitStatus. */
-const gates = new WeakMap<
-  object,
-  { gate: Gate<Request, Response>; deny: (denial: Denial, req: Request, res: Response, next: NextFunction) => void }
->();
+const owners = new StatusOwners<Request, Response, Deny>('rateLimit');
 
 /**
  * Express middleware (Express 4 and 5). Options are validated here, once; the returned handler
@@ -91,12 +91,12 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
         gate.finish(result, req, res);
         return;
       }
-      if (gate.needsFinish(result)) gate.finishWith(res, result, req, res);
+      finishOnNode(gate, res, result, req, res);
     }
     next();
   };
 
-  const deny = (denial: Denial, req: Request, res: Response, next: NextFunction): void => {
+  const deny: Deny = (denial, req, res, next) => {
     if (denial.body === undefined) {
       try {
         Promise.resolve(config.handler?.(req, res, next, denial.decision)).catch(next);
@@ -108,29 +108,12 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
     res.status(denial.status).type(denial.body.contentType).send(denial.body.text);
   };
 
-  const decider = (priority: Priority | undefined) => (req: Request, res: Response, next: NextFunction) => {
-    try {
-      const result = gate.check(req, res, req.rateLimit, priority);
-      if (isThenable(result)) result.then((settled) => apply(settled, req, res, next), next);
-      else apply(result, req, res, next);
-    } catch (error) {
-      next(error);
-    }
-  };
-  const middleware = named('rateLimit', decider(undefined));
-  gates.set(middleware, { gate, deny });
-  return Object.assign(middleware, controlsOf(gate), { critical: named('rateLimitCritical', decider('critical')) });
+  const decider = (priority: Priority | undefined) => checkStep(gate, priority, earlierDecision, apply);
+  const middleware = owners.add(inTurns('rateLimit', decider(undefined)), gate, deny);
+  return Object.assign(middleware, controlsOf(gate), { critical: inTurns('rateLimitCritical', decider('critical')) });
 }
 
-/** The middleware function: the requests of one turn are decided together (see TurnQueue). */
-function named(name: string, decide: Middleware): Middleware {
-  const turn = new TurnQueue(decide);
-  const middleware = (req: Request, res: Response, next: NextFunction): void => {
-    if (turn.batching) turn.push(req, res, next);
-    else decide(req, res, next);
-  };
-  return Object.defineProperty(middleware, 'name', { value: name });
-}
+const earlierDecision = (req: Request): unknown => req.rateLimit;
 
 /**
  * A route handler answering the caller's standing under the rules of `middleware` that are its
@@ -146,11 +129,7 @@ function named(name: string, decide: Middleware): Middleware {
  * app.get('/rate_limit', rateLimitStatus(limiter));
  */
 export function rateLimitStatus(middleware: RateLimitMiddleware): RequestHandler {
-  const owner = gates.get(middleware);
-  if (owner === undefined) {
-    throw new InvalidOptionTypeError('rateLimitStatus needs a middleware made by rateLimit(), got something else');
-  }
-  const { gate, deny } = owner;
+  const { gate, deny } = owners.of(middleware);
   const handlers = gate.statusHandlers;
   gate.statusRouted ??= statusRouteFinder((handle) => typeof handle === 'function' && handlers.has(handle));
   const rateLimitStatus: RequestHandler = (req, res, next) => {

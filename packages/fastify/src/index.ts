@@ -2,4 +2,4 @@
 export * from '@floodgate/core';
 export { byUser, layered } from './typed';
 export { floodgate, floodgate as default } from './plugin';
-export type { FloodgateControls, FloodgateHandler, FloodgateOptions, FloodgateRouteOptions } from './plugin';
+export type { FloodgateControls, FloodgateHandler, FloodgateOptions, FloodgateRouteOptions } from './types';

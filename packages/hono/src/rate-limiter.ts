@@ -2,15 +2,14 @@ import {
   ABORTED,
   controlsOf,
   Denial,
+  finishAround,
   Gate,
   isThenable,
-  nodeHeader,
   parseHttpOptions,
   parsePeerOptions,
-  statusReport,
+  StatusOwners,
   TurnQueue,
 } from '@floodgate/core/http';
-import { InvalidOptionTypeError } from '@floodgate/core';
 import type { Decision, Priority, RateLimitInfo } from '@floodgate/core';
 import type {
   ConnInfoLike,
@@ -18,12 +17,12 @@ import type {
   HttpDriver,
   HttpLimitOptions,
   LimiterDecision,
-  NodeHeaders,
-  NodeResponse,
   RateLimitControls,
   TrustProxy,
 } from '@floodgate/core/http';
-import type { Context, Handler, MiddlewareHandler, Next } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
+import { header, nodeRequest } from './node-request';
+import type { NodeBindings } from './node-request';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -42,25 +41,6 @@ export type RateLimiterOptions = HttpLimitOptions<Context, Context, RateLimiterH
   trustProxy?: TrustProxy;
 };
 
-/** What @hono/node-server puts on `c.env`: the Node request, read without importing Node. */
-interface NodeBindings {
-  incoming?: { headers?: NodeHeaders; socket?: { remoteAddress?: unknown } };
-  outgoing?: NodeResponse;
-}
-
-function nodeRequest(c: Context): NodeBindings['incoming'] {
-  return (c.env as NodeBindings | undefined)?.incoming;
-}
-
-/**
- * A request header. On @hono/node-server the Node request's own header object is read: asking
- * `c.req` would build a Fetch `Headers` for every request.
- */
-function header(c: Context, name: string): string | undefined {
-  const headers = nodeRequest(c)?.headers;
-  return typeof headers === 'object' && headers !== null ? nodeHeader(headers, name) : c.req.header(name);
-}
-
 /**
  * The middleware, which also carries its limiter's controls for a request: `peek(c)`, `reset(c)`,
  * `block(c, duration)`, `unblock(c)` and `limiter`, and `critical`.
@@ -76,10 +56,9 @@ export type RateLimiterMiddleware = MiddlewareHandler &
   };
 
 /** Each middleware's gate and how it answers a denial, for rateLimitStatus. */
-const gates = new WeakMap<
-  object,
-  { gate: Gate<Context, Context>; deny: (denial: Denial, c: Context) => Promise<Response> }
->();
+export const owners = new StatusOwners<Context, Context, (denial: Denial, c: Context) => Promise<Response>>(
+  'rateLimiter',
+);
 
 /**
  * Hono middleware; edge-safe (no Node-only import). Options are validated here, once.
@@ -137,15 +116,7 @@ export function rateLimiter(options: RateLimiterOptions): RateLimiterMiddleware 
       gate.finishWith(outgoing, decision, c, c);
       return next();
     }
-    const signal = c.req.raw.signal;
-    const onAbort = () => gate.finish(decision, c, c);
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      await next();
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      gate.finish(decision, c, c, c.res.status);
-    }
+    return finishAround(gate, decision, c, c, c.req.raw.signal, next, responseStatus);
   };
 
   const decider =
@@ -154,10 +125,11 @@ export function rateLimiter(options: RateLimiterOptions): RateLimiterMiddleware 
       const result = gate.check(c, c, c.get('rateLimit'), priority);
       return isThenable(result) ? result.then((settled) => apply(settled, c, next)) : apply(result, c, next);
     };
-  const middleware = batched(decider(undefined));
-  gates.set(middleware, { gate, deny });
+  const middleware = owners.add(batched(decider(undefined)), gate, deny);
   return Object.assign(middleware, controlsOf(gate), { critical: batched(decider('critical')) });
 }
+
+const responseStatus = (c: Context): number => c.res.status;
 
 /** The middleware function: on Node, the requests of one turn are decided together (see TurnQueue). */
 function batched(decide: (c: Context, next: Next) => ReturnType<MiddlewareHandler>): MiddlewareHandler {
@@ -170,45 +142,4 @@ function batched(decide: (c: Context, next: Next) => ReturnType<MiddlewareHandle
     if (!turn.batching || nodeRequest(c) === undefined) return decide(c, next);
     return new Promise((resolve) => turn.push(c, next, resolve));
   };
-}
-
-/**
- * Whether Hono routes `c` to one of `handlers`: it matches every route of a request before the
- * first runs, so the middleware can tell a request for the status route and let it through.
- */
-function routedTo(handlers: WeakSet<object>): (c: Context) => boolean {
-  return (c) => {
-    const routes = (c.req as { matchedRoutes?: unknown }).matchedRoutes;
-    return Array.isArray(routes) && routes.some((route: { handler?: object }) => handlers.has(route.handler ?? {}));
-  };
-}
-
-/**
- * A handler answering the caller's standing under the rules of `middleware` that are its own
- * (scope `'client'`), as GitHub's `/rate_limit` does: `{ resources: { <rule>: { limit, remaining,
- * used, reset } } }` (reset in epoch seconds) with the usual headers. It charges nothing, and a
- * client the middleware limits still gets its answer wherever the route is registered: the
- * middleware sees that Hono routes the request to it and lets it through uncharged. The route has
- * its own limit instead: 60 calls a minute per client address on each instance.
- *
- * @example
- * app.use(limiter);
- * app.get('/rate_limit', rateLimitStatus(limiter));
- */
-export function rateLimitStatus(middleware: RateLimiterMiddleware): Handler {
-  const owner = gates.get(middleware);
-  if (owner === undefined) {
-    throw new InvalidOptionTypeError('rateLimitStatus needs a middleware made by rateLimiter(), got something else');
-  }
-  const { gate, deny } = owner;
-  gate.statusRouted ??= routedTo(gate.statusHandlers);
-  const rateLimitStatus: Handler = async (c) => {
-    const report = await statusReport(gate, c, c, c.get('rateLimit'));
-    c.set('rateLimit', undefined);
-    if (report instanceof Denial) return deny(report, c);
-    c.header('Cache-Control', 'no-store');
-    return c.json(report);
-  };
-  gate.statusHandlers.add(rateLimitStatus);
-  return rateLimitStatus;
 }

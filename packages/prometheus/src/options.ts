@@ -55,7 +55,7 @@ export function parseOptions(options: unknown): PrometheusConfig {
   };
 }
 
-function registryOption(value: unknown): Registry {
+export function registryOption(value: unknown, WHERE = 'prometheusHooks'): Registry {
   const candidate = value as Partial<Registry> | null;
   if (
     typeof candidate !== 'object' ||
@@ -68,7 +68,7 @@ function registryOption(value: unknown): Registry {
   return value as Registry;
 }
 
-function prefixOption(value: unknown): string {
+export function prefixOption(value: unknown, WHERE = 'prometheusHooks'): string {
   if (typeof value !== 'string' || !METRIC_PREFIX.test(value)) {
     throw new InvalidOptionTypeError(
       `${WHERE}.prefix must be empty or start a Prometheus metric name ([a-zA-Z_:][a-zA-Z0-9_:]*), got ${show(value)}`,

@@ -1,7 +1,7 @@
-import { windowOption } from '../duration';
-import { integerOption, rejectUnknownKeys, requireObject } from '../validate';
+import { windowOption } from '../base/duration';
+import { integerOption, rejectUnknownKeys, requireObject } from '../base/validate';
 import { remembered } from './memo';
-import type { Duration } from '../duration';
+import type { Duration } from '../base/duration';
 import type { Algorithm, Outcome } from './types';
 
 export interface ConcurrencyOptions {

@@ -1,4 +1,4 @@
-import { InvalidCostError, show } from '../errors';
+import { InvalidCostError, show } from '../base/errors';
 import type { Algorithm } from './types';
 
 /** True for a cost a layer can be asked for: a whole number of units, 0 or more. */

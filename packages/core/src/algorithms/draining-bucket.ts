@@ -1,4 +1,4 @@
-import { InvalidOptionError } from '../errors';
+import { InvalidOptionError } from '../base/errors';
 import type { Algorithm, Outcome } from './types';
 
 /**

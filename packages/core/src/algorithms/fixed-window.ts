@@ -1,8 +1,8 @@
-import { windowOption } from '../duration';
-import { integerOption, rejectUnknownKeys, requireObject } from '../validate';
+import { windowOption } from '../base/duration';
+import { integerOption, rejectUnknownKeys, requireObject } from '../base/validate';
 import { divideReserve, reserveOption, withReserve } from './reserve';
 import { remembered } from './memo';
-import type { Duration } from '../duration';
+import type { Duration } from '../base/duration';
 import type { Algorithm, Outcome } from './types';
 
 export interface FixedWindowOptions {

@@ -1,7 +1,7 @@
-import { windowOption } from '../duration';
-import { integerOption, rejectUnknownKeys, requireObject } from '../validate';
+import { windowOption } from '../base/duration';
+import { integerOption, rejectUnknownKeys, requireObject } from '../base/validate';
 import { bucketAlgorithm, checkBucketSize, gcd } from './draining-bucket';
-import type { Duration } from '../duration';
+import type { Duration } from '../base/duration';
 import { divideReserve, reserveOption, withReserve } from './reserve';
 import { remembered } from './memo';
 import type { BucketState } from './draining-bucket';

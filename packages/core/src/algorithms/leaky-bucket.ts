@@ -1,4 +1,4 @@
-import { integerOption, oneOfOption, rejectUnknownKeys, requireObject } from '../validate';
+import { integerOption, oneOfOption, rejectUnknownKeys, requireObject } from '../base/validate';
 import { bucketAlgorithm, checkBucketSize, divideRate } from './draining-bucket';
 import { perSecondRate } from './token-bucket';
 import { divideReserve, reserveOption, withReserve } from './reserve';

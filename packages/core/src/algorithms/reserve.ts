@@ -1,4 +1,4 @@
-import { InvalidOptionError, InvalidOptionTypeError, show } from '../errors';
+import { InvalidOptionError, InvalidOptionTypeError, show } from '../base/errors';
 
 /**
  * The `reserve` option: the part of a quota kept for critical requests (Stripe's critical reserve).

@@ -1,5 +1,5 @@
-import { show } from '../errors';
-import { isAlgorithmKind } from '../keys/algorithm-tag';
+import { show } from '../base/errors';
+import { isAlgorithmKind } from './algorithm-tag';
 import type { Algorithm } from './types';
 const METHODS = ['decide', 'refund', 'divide'] as const;
 const SIZES = ['limit', 'window', 'maxCost'] as const;

@@ -1,8 +1,8 @@
-import { windowOption } from '../duration';
-import { InvalidOptionError } from '../errors';
-import { integerOption, rejectUnknownKeys, requireObject } from '../validate';
+import { windowOption } from '../base/duration';
+import { InvalidOptionError } from '../base/errors';
+import { integerOption, rejectUnknownKeys, requireObject } from '../base/validate';
 import { remembered } from './memo';
-import type { Duration } from '../duration';
+import type { Duration } from '../base/duration';
 import type { Algorithm, Outcome } from './types';
 
 export interface SlidingLogOptions {

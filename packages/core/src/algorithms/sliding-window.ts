@@ -1,9 +1,9 @@
-import { windowOption } from '../duration';
-import { InvalidOptionError } from '../errors';
-import { integerOption, rejectUnknownKeys, requireObject } from '../validate';
+import { windowOption } from '../base/duration';
+import { InvalidOptionError } from '../base/errors';
+import { integerOption, rejectUnknownKeys, requireObject } from '../base/validate';
 import { divideReserve, reserveOption, withReserve } from './reserve';
 import { remembered } from './memo';
-import type { Duration } from '../duration';
+import type { Duration } from '../base/duration';
 import type { Algorithm, Outcome } from './types';
 
 export interface SlidingWindowOptions {

@@ -1,5 +1,5 @@
-import { InvalidOptionError, show } from '../errors';
-import { integerOption, positiveNumberOption, rejectUnknownKeys, requireObject } from '../validate';
+import { InvalidOptionError, show } from '../base/errors';
+import { integerOption, positiveNumberOption, rejectUnknownKeys, requireObject } from '../base/validate';
 import { bucketAlgorithm, checkBucketSize, divideRate, scaleRate } from './draining-bucket';
 import { divideReserve, reserveOption, withReserve } from './reserve';
 import { remembered } from './memo';

@@ -1,5 +1,5 @@
 import type { KeyContext } from '../keys/context';
-import type { Priority } from '../limiter-types';
+import type { Priority } from '../limiter/types';
 import type { HttpDriver } from './driver';
 
 const UNRESOLVED = Symbol('unresolved');

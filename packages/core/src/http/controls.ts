@@ -1,10 +1,10 @@
-import { writeHeaders } from '../headers';
-import { WarningCode } from '../warnings';
-import { LimiterDecision } from '../limiter-decision';
+import { writeHeaders } from './headers';
+import { WarningCode } from '../base/warnings';
+import { LimiterDecision } from '../limiter/limiter-decision';
 import { RequestContext } from './context';
-import type { Decision } from '../decision';
-import type { Duration } from '../duration';
-import type { ConsumeOptions, Limiter, RuleSelector } from '../limiter-types';
+import type { Decision } from '../limiter/decision';
+import type { Duration } from '../base/duration';
+import type { ConsumeOptions, Limiter, RuleSelector } from '../limiter/types';
 import { refused } from './gate';
 import type { Gate } from './gate';
 import type { Denial } from './render';

@@ -1,4 +1,4 @@
-import type { HeaderSetter } from '../headers';
+import type { HeaderSetter } from './headers';
 
 /** What an adapter knows about the app's proxy trust, for the warnings. */
 export type ProxyTrust = 'none' | 'all' | 'some';

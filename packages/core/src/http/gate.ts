@@ -1,17 +1,19 @@
-import { MAX_TIMER_MS } from '../duration';
-import { AlgorithmFunctionError, InvalidCostError } from '../errors';
-import { writeHeaders } from '../headers';
-import { LimiterDecision } from '../limiter-decision';
-import { isThenable } from '../thenable';
-import { WarningCode } from '../warnings';
+import { MAX_TIMER_MS } from '../base/duration';
+import { AlgorithmFunctionError, InvalidCostError } from '../base/errors';
+import { writeHeaders } from './headers';
+import { LimiterDecision } from '../limiter/limiter-decision';
+import { isThenable } from '../base/thenable';
+import { WarningCode } from '../base/warnings';
+import { shedDecision } from './adaptive-layer';
 import { RequestContext } from './context';
 import { type Denial, renderDenial } from './render';
 import { StatusBudget } from './status-budget';
 import { checkTrust } from './warnings';
 import { waitUnlessAborted } from './wait';
-import type { Decision, LayerResult } from '../decision';
-import type { Priority } from '../limiter-types';
-import type { MaybePromise } from '../thenable';
+import type { AdaptiveSlot } from '../adaptive';
+import type { Decision, LayerResult } from '../limiter/decision';
+import type { Priority } from '../limiter/types';
+import type { MaybePromise } from '../base/thenable';
 import type { AddressSource } from './context';
 import { closedStatus } from './driver';
 import type { HttpDriver, NodeResponse } from './driver';
@@ -71,12 +73,16 @@ export class Gate<Req, Res> implements AddressSource<Req> {
 
   /** True when the adapter must call `finish` once the response is done (a slot to free, an outcome to judge). */
   needsFinish(decision: LimiterDecision): boolean {
-    return decision.release !== undefined || this.config.refundWhen !== undefined;
+    return (
+      decision.release !== undefined || decision.adaptiveSlot !== undefined || this.config.refundWhen !== undefined
+    );
   }
 
   /** The after-response work, once per request: `status` undefined means the client went away first. */
   finish(decision: LimiterDecision, req: Req, res: Res, status?: number): void {
     if (!decision.finishOnce()) return;
+    // Only a response that was sent is a latency sample: a client that left says nothing of the service.
+    decision.adaptiveSlot?.release(status !== undefined);
     decision.release?.().catch(this.#report);
     const refundWhen = this.config.refundWhen;
     if (refundWhen === undefined) return;
@@ -218,29 +224,77 @@ export class Gate<Req, Res> implements AddressSource<Req> {
     if (typeof cost !== 'number' || !Number.isSafeInteger(cost) || cost < 0) {
       return this.#invalidCost(ctx, res, cost, false);
     }
+    // The adaptive layer decides first: a request it sheds is never charged by the rules.
+    const adaptive = this.config.adaptive;
+    let slot: AdaptiveSlot | undefined;
+    if (adaptive !== undefined) {
+      slot = adaptive.acquire(this.#adaptivePriority(ctx));
+      if (slot === undefined) return this.#shed(ctx, res);
+    }
     let decision: MaybePromise<LimiterDecision>;
     try {
       decision = this.config.engine.decide(ctx, cost, ctx.priority);
     } catch (error) {
+      slot?.release(false);
       if (refused(error)) return this.#refuse(ctx, res, error);
       throw error;
     }
-    if (!isThenable(decision)) return this.#settle(ctx, res, decision);
+    if (!isThenable(decision)) return this.#settle(ctx, res, decision, slot);
     return decision.then(
-      (settled) => this.#settle(ctx, res, settled),
+      (settled) => this.#settle(ctx, res, settled, slot),
       (error: unknown) => {
+        slot?.release(false);
         if (refused(error)) return this.#refuse(ctx, res, error);
         throw error;
       },
     );
   }
 
-  #settle(ctx: RequestContext<Req>, res: Res, decision: LimiterDecision): MaybePromise<GateResult> {
-    if (!decision.allowed) return this.#deny(ctx.req, res, decision);
+  /** A word (the route's, the middleware's) decides; else the layer's or the middleware's function. */
+  #adaptivePriority(ctx: RequestContext<Req>): Priority | undefined {
+    if (ctx.priority !== undefined) return ctx.priority;
+    const priority = this.config.adaptivePriority;
+    if (priority === undefined) return undefined;
+    try {
+      return priority(ctx.req);
+    } catch (error) {
+      this.config.warn(
+        WarningCode.priorityFailed,
+        `the priority function threw ${error instanceof Error ? error.message : String(error)}; such requests are normal (they cannot use the reserve)`,
+      );
+      return undefined;
+    }
+  }
+
+  /** Shed by the adaptive layer: 503, reported to the limiter's events like any denial. */
+  #shed(ctx: RequestContext<Req>, res: Res): MaybePromise<Denial> {
+    const decision = shedDecision(
+      this.config.adaptive as NonNullable<HttpConfig['adaptive']>,
+      this.config.engine.clock(),
+    );
+    const events = this.config.engine.events;
+    if (events.wantsDecisions) events.decision({ decision, ctx, keys: [] });
+    return this.#deny(ctx.req, res, decision);
+  }
+
+  #settle(
+    ctx: RequestContext<Req>,
+    res: Res,
+    decision: LimiterDecision,
+    slot: AdaptiveSlot | undefined,
+  ): MaybePromise<GateResult> {
+    if (!decision.allowed) {
+      slot?.release(false);
+      return this.#deny(ctx.req, res, decision);
+    }
     if (decision.cost === 0) {
       const exhausted = freeButExhausted(decision, this.config.engine.clock());
-      if (exhausted !== undefined) return this.#deny(ctx.req, res, exhausted);
+      if (exhausted !== undefined) {
+        slot?.release(false);
+        return this.#deny(ctx.req, res, exhausted);
+      }
     }
+    decision.adaptiveSlot = slot;
     if (decision.delay > 0) return this.#shape(ctx.req, res, decision);
     return this.#admit(res, decision);
   }
@@ -273,6 +327,7 @@ export class Gate<Req, Res> implements AddressSource<Req> {
   }
 
   async #undo(decision: LimiterDecision): Promise<void> {
+    decision.adaptiveSlot?.release(false);
     await Promise.all([decision.release?.().catch(this.#report), decision.refund()]);
   }
 

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { InvalidOptionError, show } from '../errors';
+import { InvalidOptionError, show } from '../base/errors';
 import { parseAddress } from '../keys/address';
 import { embeddedIpv4 } from '../keys/embedded-ipv4';
 

@@ -1,20 +1,22 @@
-import { DEFAULTS } from '../defaults';
-import { timerOption } from '../duration';
-import { InvalidOptionError, InvalidOptionTypeError, show } from '../errors';
-import { LimiterEngine } from '../engine';
-import { parseHeaderModes } from '../headers';
-import { limiterOf } from '../limiter';
-import { LIMITER_KEYS, parseLimiterOptions } from '../limiter-options';
-import { functionOption, integerOption, priorityOption, rejectUnknownKeys, requireObject } from '../validate';
-import { WarningCode } from '../warnings';
+import { DEFAULTS } from '../base/defaults';
+import { timerOption } from '../base/duration';
+import { InvalidOptionError, InvalidOptionTypeError, show } from '../base/errors';
+import { LimiterEngine } from '../limiter/engine';
+import { parseHeaderModes } from './headers';
+import { limiterOf } from '../limiter/limiter';
+import { LIMITER_KEYS, parseLimiterOptions } from '../limiter/options';
+import { functionOption, integerOption, priorityOption, rejectUnknownKeys, requireObject } from '../base/validate';
+import { WarningCode } from '../base/warnings';
+import { splitAdaptive } from './adaptive-layer';
 import { ipMatcher } from './ip-match';
 import { shortFormRule } from './short-form';
 import { claimStorePrefix } from './warnings';
-import type { Decision } from '../decision';
-import type { CheckedHeaderModes } from '../headers';
-import type { Limiter, LimiterOptions, Priority } from '../limiter-types';
+import type { AdaptiveConcurrency } from '../adaptive';
+import type { Decision } from '../limiter/decision';
+import type { CheckedHeaderModes } from './headers';
+import type { Limiter, LimiterOptions, Priority, PriorityFunction } from '../limiter/types';
 import type { FailMode } from '../resilience/options';
-import type { Warn } from '../warnings';
+import type { Warn } from '../base/warnings';
 
 type MaybeAsync<T> = T | Promise<T>;
 
@@ -36,6 +38,10 @@ export interface HttpConfig<Req = unknown, Res = unknown, Handler = unknown> {
   maxDelay: number | undefined;
   /** `priority` given as a word: every request this middleware decides has it. */
   priority: Priority | undefined;
+  /** The adaptiveConcurrency() layer among `limits`, checked before the rules charge anything. */
+  adaptive: AdaptiveConcurrency<Req> | undefined;
+  /** Which requests may use the adaptive layer's reserve when no word says it: its function, else the middleware's. */
+  adaptivePriority: PriorityFunction<Req> | undefined;
   refundWhen: ((success: boolean) => boolean) | undefined;
   requestWasSuccessful: ((req: Req, res: Res, status: number | undefined) => MaybeAsync<boolean>) | undefined;
   warn: Warn;
@@ -71,7 +77,10 @@ export function parseHttpOptions<Req, Res, Handler>(
 ): HttpConfig<Req, Res, Handler> {
   const raw = requireObject(where, options);
   rejectUnknownKeys(where, raw, [...OWN_KEYS, ...LIMITER_KEYS, ...adapterKeys]);
-  const engine = counters?.reuse === true ? counters.engine : buildEngine<Req>(where, raw, counters);
+  const { adaptive, rest } = splitAdaptive<Req>(where, raw.limits);
+  const rules = rest === raw.limits ? raw : { ...raw, limits: rest };
+  const engine =
+    counters?.reuse === true ? counters.engine : buildEngine<Req>(where, rules, counters, adaptive !== undefined);
   const warn = engine.warn;
   if (counters === undefined && claimStorePrefix(engine.store, engine.prefix)) {
     warn(
@@ -95,6 +104,9 @@ export function parseHttpOptions<Req, Res, Handler>(
     handler: optionalFunction<Handler>(where, raw, 'handler'),
     maxDelay: raw.maxDelay === undefined ? undefined : timerOption(`${where}.maxDelay`, raw.maxDelay, 0),
     priority: fixedPriority(raw.priority) ? priorityOption(`${where}.priority`, raw.priority) : undefined,
+    adaptive,
+    adaptivePriority:
+      adaptive?.priority ?? (typeof raw.priority === 'function' ? (raw.priority as PriorityFunction<Req>) : undefined),
     ...parseOutcomeOptions<Req, Res>(where, raw),
     warn,
   };
@@ -113,14 +125,19 @@ export interface SharedCounters<Req> {
  * The limiter of a middleware. One that shares an app's counters with limiter options of its own
  * (a route's hooks or failMode) runs over the app's store, prefix and clock.
  */
-function buildEngine<Req>(where: string, raw: Record<string, unknown>, counters: SharedCounters<Req> | undefined) {
+function buildEngine<Req>(
+  where: string,
+  raw: Record<string, unknown>,
+  counters: SharedCounters<Req> | undefined,
+  adaptive: boolean,
+) {
   const passed = limiterOptions(where, raw) as unknown as Record<string, unknown>;
   if (counters !== undefined) {
     passed.store = counters.engine.store;
     passed.prefix = counters.engine.prefix;
     passed.clock = undefined;
   }
-  const config = parseLimiterOptions<Req>(passed as unknown as LimiterOptions<Req>);
+  const config = parseLimiterOptions<Req>(passed as unknown as LimiterOptions<Req>, adaptive);
   if (counters !== undefined) config.clock = counters.engine.clock;
   return new LimiterEngine(config);
 }

@@ -1,7 +1,7 @@
-import { show } from '../errors';
-import { functionOption, requireObject } from '../validate';
-import { WarningCode } from '../warnings';
-import type { Warn } from '../warnings';
+import { show } from '../base/errors';
+import { functionOption, requireObject } from '../base/validate';
+import { WarningCode } from '../base/warnings';
+import type { Warn } from '../base/warnings';
 import { clientIpResolver } from './trust';
 import type { ProxyTrust } from './driver';
 

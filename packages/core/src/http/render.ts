@@ -1,7 +1,7 @@
-import { isThenable } from '../thenable';
-import { deniedStatus, negotiateProblem } from '../problem';
-import type { Decision } from '../decision';
-import type { MaybePromise } from '../thenable';
+import { isThenable } from '../base/thenable';
+import { deniedStatus, negotiateProblem } from './problem';
+import type { Decision } from '../limiter/decision';
+import type { MaybePromise } from '../base/thenable';
 import type { HttpConfig } from './options';
 
 /** A denied request as the adapter answers it; its headers are already set. */

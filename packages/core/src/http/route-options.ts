@@ -1,6 +1,6 @@
-import { DEFAULTS } from '../defaults';
-import { InvalidOptionTypeError, show } from '../errors';
-import { LIMITER_KEYS } from '../limiter-options';
+import { DEFAULTS } from '../base/defaults';
+import { InvalidOptionTypeError, show } from '../base/errors';
+import { LIMITER_KEYS } from '../limiter/options';
 import { fixedPriority } from './options';
 
 /** Options that change what is counted or where: a route giving one counts on its own. */

@@ -1,9 +1,9 @@
-import { InvalidOptionTypeError } from '../errors';
-import { windowOption } from '../duration';
+import { InvalidOptionTypeError } from '../base/errors';
+import { windowOption } from '../base/duration';
 import { slidingWindow } from '../algorithms/sliding-window';
 import { byIp } from '../keys/by-ip';
-import { integerOption } from '../validate';
-import type { LimitRule } from '../limiter-types';
+import { integerOption } from '../base/validate';
+import type { LimitRule } from '../limiter/types';
 
 /** `{ limit, window }` as one layer named `ip`, keyed byIp(), limited by a sliding window. */
 export function shortFormRule(where: string, limit: unknown, window: unknown): LimitRule {

@@ -1,9 +1,9 @@
 import { fixedWindow } from '../algorithms/fixed-window';
-import { DEFAULTS } from '../defaults';
+import { DEFAULTS } from '../base/defaults';
 import { ipKey } from '../keys/by-ip';
 import { encodeIdentity } from '../keys/identity';
-import { MemoryStore } from '../memory-store';
-import type { Decision } from '../decision';
+import { MemoryStore } from '../store/memory-store';
+import type { Decision } from '../limiter/decision';
 
 const { limit, window, keys } = DEFAULTS.statusBudget;
 

@@ -1,4 +1,4 @@
-import { InvalidOptionError, InvalidOptionTypeError, show } from '../errors';
+import { InvalidOptionError, InvalidOptionTypeError, show } from '../base/errors';
 import { parseAddress, unwrapAddress } from '../keys/address';
 import { ipMatcher } from './ip-match';
 import type { ProxyTrust } from './driver';

@@ -1,11 +1,11 @@
-import type { Duration } from '../duration';
-import type { StandardHeaders } from '../headers';
-import type { Decision } from '../decision';
-import type { PartitionKeyOptions } from '../partition-key';
-import type { LimitsFeed } from '../live-limits';
-import type { LimiterOptions, LimitRule, Priority, PriorityFunction } from '../limiter-types';
-import type { Store } from '../store';
-import type { FloodgateWarning } from '../warnings';
+import type { Duration } from '../base/duration';
+import type { StandardHeaders } from './headers';
+import type { Decision } from '../limiter/decision';
+import type { PartitionKeyOptions } from './partition-key';
+import type { LimitsFeed } from '../limiter/live-limits';
+import type { LimiterOptions, LimitRule, Priority, PriorityFunction } from '../limiter/types';
+import type { Store } from '../store/store';
+import type { FloodgateWarning } from '../base/warnings';
 
 /** The decision a handler can read (`req.rateLimit`, `request.rateLimit`, `c.get('rateLimit')`). */
 export type RateLimitInfo = Decision & {

@@ -1,6 +1,6 @@
-import type { Store } from '../store';
-import { WarningCode } from '../warnings';
-import type { Warn } from '../warnings';
+import type { Store } from '../store/store';
+import { WarningCode } from '../base/warnings';
+import type { Warn } from '../base/warnings';
 import type { HttpDriver } from './driver';
 
 const prefixesInUse = new WeakMap<Store, Set<string>>();

@@ -1,4 +1,4 @@
-import { rejectUnknownKeys, requireObject } from '../validate';
+import { rejectUnknownKeys, requireObject } from '../base/validate';
 import { headerNameOption, headerValue } from './by-header';
 import { hashSecret } from './identity';
 import { perClient } from './scope';

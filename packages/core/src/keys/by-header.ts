@@ -1,5 +1,5 @@
-import { InvalidOptionTypeError, show } from '../errors';
-import { rejectUnknownKeys, requireObject } from '../validate';
+import { InvalidOptionTypeError, show } from '../base/errors';
+import { rejectUnknownKeys, requireObject } from '../base/validate';
 import { hashSecret } from './identity';
 import type { KeyContext, KeyFunction } from './context';
 

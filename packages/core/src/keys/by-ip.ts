@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
-import { InvalidOptionError, InvalidOptionTypeError, show } from '../errors';
-import { rejectUnknownKeys, requireObject } from '../validate';
+import { InvalidOptionError, InvalidOptionTypeError, show } from '../base/errors';
+import { rejectUnknownKeys, requireObject } from '../base/validate';
 import { parseAddress } from './address';
 import { embeddedIpv4, isLocalUseNat64 } from './embedded-ipv4';
 import { perClient } from './scope';

@@ -1,6 +1,6 @@
-import { show } from '../errors';
-import { functionOption } from '../validate';
-import { isThenable } from '../thenable';
+import { show } from '../base/errors';
+import { functionOption } from '../base/validate';
+import { isThenable } from '../base/thenable';
 import { perClient } from './scope';
 import type { KeyFunction } from './context';
 

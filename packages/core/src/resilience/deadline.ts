@@ -1,4 +1,4 @@
-import { StoreTimeoutError } from '../errors';
+import { StoreTimeoutError } from '../base/errors';
 
 type Reject = (error: unknown) => void;
 

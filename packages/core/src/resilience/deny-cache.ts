@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { usableLimit } from '../algorithms/reserve';
-import type { LayerCall, LayerOutcome } from '../store';
+import type { LayerCall, LayerOutcome } from '../store/store';
 
 /** One denial the store gave: every layer's outcome at that moment, and when it was given. */
 interface Denial {

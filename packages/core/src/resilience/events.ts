@@ -1,6 +1,6 @@
-import { isThenable } from '../thenable';
-import { WarningCode } from '../warnings';
-import type { Warn } from '../warnings';
+import { isThenable } from '../base/thenable';
+import { WarningCode } from '../base/warnings';
+import type { Warn } from '../base/warnings';
 import type { BreakerChange } from './breaker';
 import type { DecisionEvent, LimiterEvents, StoreCallEvent, StoreErrorEvent } from './options';
 

@@ -1,8 +1,8 @@
-import { DEFAULTS } from '../defaults';
+import { DEFAULTS } from '../base/defaults';
 import { usableLimit } from '../algorithms/reserve';
-import { MemoryStore } from '../memory-store';
+import { MemoryStore } from '../store/memory-store';
 import type { Algorithm } from '../algorithms/types';
-import type { LayerCall, LayerOutcome } from '../store';
+import type { LayerCall, LayerOutcome } from '../store/store';
 import type { FailMode } from './options';
 
 /** Keys the local fallback keeps at most; bounds memory however many clients an outage sees. */

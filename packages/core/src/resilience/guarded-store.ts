@@ -1,10 +1,10 @@
-import { StoreError } from '../errors';
+import { StoreError } from '../base/errors';
 import { BreakerSet, type Passage } from './breakers';
 import type { BreakerChange } from './breaker';
 import { Deadlines } from './deadline';
 import { DenyCache } from './deny-cache';
 import { LocalFallback } from './fallback';
-import type { LayerCall, LayerOutcome, Store } from '../store';
+import type { LayerCall, LayerOutcome, Store } from '../store/store';
 import type { SafeEvents } from './events';
 import type { ResilienceConfig, StoreOperation } from './options';
 

@@ -1,10 +1,10 @@
-import { DEFAULTS } from '../defaults';
-import { timerOption, windowOption } from '../duration';
-import { InvalidOptionTypeError, show } from '../errors';
-import type { Duration } from '../duration';
-import { functionOption, integerOption, oneOfOption, rejectUnknownKeys, requireObject } from '../validate';
+import { DEFAULTS } from '../base/defaults';
+import { timerOption, windowOption } from '../base/duration';
+import { InvalidOptionTypeError, show } from '../base/errors';
+import type { Duration } from '../base/duration';
+import { functionOption, integerOption, oneOfOption, rejectUnknownKeys, requireObject } from '../base/validate';
 import type { BreakerChange, BreakerSettings } from './breaker';
-import type { Decision } from '../decision';
+import type { Decision } from '../limiter/decision';
 import type { KeyContext } from '../keys/context';
 
 /** What the limiter does when the shared store is out of reach. */
