@@ -1,3 +1,3 @@
-import { floodgateTestConfig } from "../../vitest.shared.ts";
+import { floodgateTestConfig } from '../../vitest.shared.ts';
 
 export default floodgateTestConfig();
