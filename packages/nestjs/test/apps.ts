@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Module, Post, Req, UseGuards } from '@nestjs/common';
 import type { INestApplication, Type } from '@nestjs/common';
-import { APP_GUARD, NestFactory } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -32,6 +32,8 @@ export interface AppShape {
   statusPath?: string;
   /** forRootAsync instead of forRoot. */
   async?: boolean;
+  /** Exception filters, registered app-wide (APP_FILTER). */
+  filters?: Type[];
 }
 
 /**
@@ -138,17 +140,20 @@ export async function startNest(
   @Module({
     imports: [floodgate],
     controllers: [AppController, LimitedController, OpenController],
-    providers: shape.guard === 'controller' ? [] : [{ provide: APP_GUARD, useClass: guardClass }],
+    providers: [
+      ...(shape.guard === 'controller' ? [] : [{ provide: APP_GUARD, useClass: guardClass }]),
+      ...(shape.filters ?? []).map((filter) => ({ provide: APP_FILTER, useClass: filter })),
+    ],
   })
   class AppModule {}
 
   let app: INestApplication;
   if (platform === 'express') {
-    app = await NestFactory.create(AppModule, new ExpressAdapter(), { logger: false });
+    app = await NestFactory.create(AppModule, new ExpressAdapter(), { logger: false, abortOnError: false });
     if (shape.trustProxy) app.getHttpAdapter().getInstance().set('trust proxy', ['127.0.0.1']);
   } else {
     const adapter = new FastifyAdapter(shape.trustProxy ? { trustProxy: ['127.0.0.1'] } : {});
-    app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { logger: false });
+    app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { logger: false, abortOnError: false });
   }
   await app.listen(0, '127.0.0.1');
   return { url: (await app.getUrl()).replace('[::1]', '127.0.0.1'), close: () => app.close() };
