@@ -1,5 +1,6 @@
 // The user API of @floodgate/core (algorithms, key functions, layered, stores), and Nest's parts.
 export * from '@floodgate/core';
+export { byUser, layered } from './typed';
 export { FloodgateModule } from './module';
 export { FloodgateGuard } from './guard';
 export { FloodgateService } from './service';

@@ -115,7 +115,8 @@ export class FloodgateService implements OnApplicationShutdown {
     const where = `@RateLimit() of ${routeId}`;
     const shared = counters === 'own' ? undefined : { engine: this.#gate.config.engine, reuse: counters === 'app' };
     const gate = new Gate(parseHttpOptions(where, options, [], shared), nestDriver);
-    if (counters === 'own') this.#gates.push(gate);
+    // A gate over the module's engine (reuse) has nothing of its own to close; the others may hold leases.
+    if (counters !== 'app') this.#gates.push(gate);
     return { skip: false, gate };
   }
 
