@@ -124,4 +124,28 @@ describe('a Redis that is gone (killed)', () => {
       }
     },
   );
+  it.each(platforms)(
+    '%s: a frozen Redis answers within the timeout, failMode local keeps the limit in memory',
+    async (platform) => {
+      const store = new RedisStore({ client });
+      const app = await startNest(platform, {
+        limits: rule(3),
+        store,
+        prefix: 'frozen',
+        timeout: 50,
+        failMode: 'local',
+        onWarning: () => {},
+        onStoreError: () => {},
+      });
+      redis.signal('SIGSTOP');
+      try {
+        const statuses: number[] = [];
+        for (let i = 0; i < 5; i++) statuses.push((await fetch(`${app.url}/items`)).status);
+        expect(statuses).toEqual([200, 200, 200, 429, 429]);
+      } finally {
+        redis.signal('SIGCONT');
+        await app.close();
+      }
+    },
+  );
 });
