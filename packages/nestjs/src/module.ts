@@ -19,6 +19,7 @@ import { FLOODGATE_OPTIONS } from './tokens';
  * class AppModule {}
  */
 @Module({})
+// biome-ignore lint/complexity/noStaticOnlyClass: Nest's dynamic modules are classes with static forRoot/forRootAsync.
 export class FloodgateModule {
   /** The module with its limiter options (validated when the app starts, with a coded error naming the option). */
   static forRoot(options: FloodgateModuleOptions, setup: FloodgateModuleSetup = {}): DynamicModule {
