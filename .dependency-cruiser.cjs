@@ -86,17 +86,17 @@ module.exports = {
       comment:
         'An adapter imports only @floodgate/core and @floodgate/core/http (plus its framework): glue that another adapter would need belongs in the HTTP kit.',
       severity: 'error',
-      from: { path: '^packages/(express|fastify|hono)/src/' },
+      from: { path: '^packages/(express|fastify|hono|koa|nestjs)/src/' },
       to: { path: '^packages/', pathNot: ['^packages/$1/', `${CORE}(index|http-kit)\\.ts$`] },
     },
     {
       name: 'adapters-use-only-their-framework',
       comment: 'Besides the core, an adapter depends on its framework alone.',
       severity: 'error',
-      from: { path: '^packages/(express|fastify|hono)/src/' },
+      from: { path: '^packages/(express|fastify|hono|koa|nestjs)/src/' },
       to: {
         dependencyTypes: ['npm', 'npm-dev', 'npm-peer', 'npm-optional', 'npm-no-pkg', 'npm-unknown'],
-        pathNot: 'node_modules/($1|fastify-plugin)/',
+        pathNot: 'node_modules/($1|fastify-plugin|@nestjs/(common|core))/',
       },
     },
   ],

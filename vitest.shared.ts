@@ -17,6 +17,8 @@ export const workspaceAliases = [
   { find: /^@floodgate\/express$/, replacement: source('express') },
   { find: /^@floodgate\/fastify$/, replacement: source('fastify') },
   { find: /^@floodgate\/hono$/, replacement: source('hono') },
+  { find: /^@floodgate\/koa$/, replacement: source('koa') },
+  { find: /^@floodgate\/nestjs$/, replacement: source('nestjs') },
 ];
 
 export function floodgateTestConfig(overrides: ViteUserConfig['test'] = {}) {

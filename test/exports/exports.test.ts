@@ -88,6 +88,18 @@ const expected: Record<string, string[]> = {
   '@floodgate/express': [...USER_API, 'rateLimit', 'rateLimitStatus'],
   '@floodgate/fastify': [...USER_API, 'floodgate', 'default'],
   '@floodgate/hono': [...USER_API, 'rateLimiter', 'rateLimitStatus'],
+  '@floodgate/koa': [...USER_API, 'rateLimit', 'rateLimitStatus'],
+  '@floodgate/nestjs': [
+    ...USER_API,
+    'FloodgateModule',
+    'FloodgateGuard',
+    'FloodgateService',
+    'RateLimit',
+    'SkipRateLimit',
+    'RateLimitException',
+    'statusController',
+    'FLOODGATE_OPTIONS',
+  ],
 };
 
 function exportedNames(pkg: string, mode: 'esm' | 'cjs'): string[] {
