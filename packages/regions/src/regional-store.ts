@@ -92,7 +92,11 @@ export class RegionalStore implements Store {
     this.#local = this.#regions.get(region) as Region;
     this.#deadlines = new Deadlines(this.#config.timeout);
     this.#homeDeadlines = new Deadlines(homeTimeout);
-    this.#sweeper = setInterval(() => this.#track(this.#sweep(this.#config.refresh)), this.#config.refresh);
+    this.#sweeper = setInterval(
+      () => this.#track(this.#sweep(this.#config.refresh)),
+      // Checked twice per refresh: an idle pool goes back within 1.5 refresh intervals.
+      Math.max(1, Math.floor(this.#config.refresh / 2)),
+    );
     this.#sweeper.unref?.();
   }
 
