@@ -74,6 +74,26 @@ describe('RegionalStore: never over the limit', () => {
   });
 });
 
+describe('RegionalStore: window boundaries', () => {
+  it('with each home on its Redis TIME (the default), one-second windows never admit over the limit, boundaries included', async () => {
+    const w = world();
+    w.delayAll(20);
+    const stores = await Promise.all(REGIONS.map((r) => w.store(r, { clockSkew: 50 })));
+    const window = 1000;
+    const algorithm = fixedWindow({ limit: 60, window });
+    const key = keyHomedAt(stores[0] as RegionalStore, 'eu', 'boundary');
+    const perWindow = new Map<number, number>();
+    const count = (outcome: { allowed: boolean; resetAt: number }) => {
+      // resetAt is the home's window end moved into this clock: within a round trip of it.
+      const end = Math.round(outcome.resetAt / window);
+      if (outcome.allowed) perWindow.set(end, (perWindow.get(end) ?? 0) + 1);
+    };
+    await Promise.all(stores.map((store) => drive(store, { key, algorithm, cost: 1 }, 500, 8, count)));
+    expect(perWindow.size).toBeGreaterThanOrEqual(2);
+    for (const [end, admitted] of perWindow) expect(admitted, `window ending ${end * window}`).toBeLessThanOrEqual(60);
+  });
+});
+
 describe('RegionalStore: a partition', () => {
   it.each(['us', 'eu'] as const)(
     'cutting region us off (key homed in %s): the world stays within the limit during the cut and after it heals; a region cut off from the home spends only what it held',

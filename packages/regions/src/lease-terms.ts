@@ -23,24 +23,31 @@ export function isWindow(call: LayerCall): boolean {
 }
 
 /**
- * The terms of a lease the home granted at or after `leasedAt`. A window's units are handed out
- * only in the window the home counted them in, and `clockSkew` before its end, so that no process
- * whose clock is at most `clockSkew` behind hands one out in the next window. A bucket's units are
- * handed out for `ttl` ms at most, and only while the bucket still holds them (see `level`).
+ * The terms of a lease the home granted between `leasedAt` and `answeredAt` (this process' clock).
+ * A window's units are handed out only in the window the home counted them in: the home's window
+ * ends at `resetAt` in its clock, which RedisStore moved into this process' clock by the time the
+ * answer arrived; the home decided at least `answeredAt - leasedAt` earlier, so the window ends no
+ * later than `resetAt - (answeredAt - leasedAt)` here. `clockSkew` more is kept for the other
+ * processes' clocks and for the time between a decision's start and its local script run. A
+ * bucket's units are handed out for `ttl` ms at most, and only while the bucket still holds them.
  */
 export function leaseTerms(
   call: LayerCall,
   granted: LayerOutcome,
   size: number,
   leasedAt: number,
+  answeredAt: number,
   ttl: number,
   clockSkew: number,
 ): LeaseTerms {
   const { kind, window, params } = call.algorithm;
   if (kind === 'fixedWindow' || kind === 'slidingWindow') {
     // fixedWindow's resetAt is its window's end; slidingWindow's is one window later (its count is > 0).
-    const windowEnd = kind === 'fixedWindow' ? granted.resetAt : granted.resetAt - window;
-    return { endsAt: windowEnd - clockSkew, windowEnd, level: 0, leasedAt, unitsPerCost: 0, drainPerMs: 0 };
+    const end = kind === 'fixedWindow' ? granted.resetAt : granted.resetAt - window;
+    // The home's windows are aligned in its clock: its window's end, exactly (to give units back to it).
+    const windowEnd = Math.round(end / window) * window;
+    const endsAt = end - Math.max(0, answeredAt - leasedAt) - clockSkew;
+    return { endsAt, windowEnd, level: 0, leasedAt, unitsPerCost: 0, drainPerMs: 0 };
   }
   const unitsPerCost = params[2] as number;
   return {

@@ -57,7 +57,10 @@ export interface RegionalStoreOptions {
   clockSkew?: Duration;
   /** Put before every key this store writes, with a `:`. Default `'rg'`. */
   prefix?: string;
-  /** The clock of every decision (ms). Default `Date.now`. */
+  /**
+   * The clock of every decision (ms), the homes' included. Default: each home decides with its
+   * Redis' TIME, and each region turns the answer into its own clock (`Date.now`).
+   */
   clock?: () => number;
   /** Where run-time warnings go (each code once per store). Default `console.warn`. */
   onWarning?: (warning: FloodgateWarning) => void;
@@ -76,6 +79,8 @@ export interface RegionalConfig {
   clockSkew: number;
   prefix: string;
   clock: () => number;
+  /** The homes' clock: Redis TIME unless a clock was given. */
+  homeClock: 'server' | (() => number);
   /** Where warnings go (the RedisStores of each region get it too). */
   sink: (warning: FloodgateWarning) => void;
   warn: Warn;
@@ -117,6 +122,7 @@ export function parseRegionalOptions(options: RegionalStoreOptions): RegionalCon
     raw.onWarning === undefined
       ? consoleWarning
       : functionOption<(warning: FloodgateWarning) => void>('RegionalStore.onWarning', raw.onWarning);
+  const clock = raw.clock === undefined ? undefined : functionOption<() => number>('RegionalStore.clock', raw.clock);
   const lease = raw.lease === undefined ? {} : requireObject('RegionalStore.lease', raw.lease);
   rejectUnknownKeys('RegionalStore.lease', lease, ['size', 'threshold', 'refresh']);
   return {
@@ -131,7 +137,8 @@ export function parseRegionalOptions(options: RegionalStoreOptions): RegionalCon
     timeout: raw.timeout === undefined ? 1000 : timerOption('RegionalStore.timeout', raw.timeout),
     clockSkew: raw.clockSkew === undefined ? 50 : timerOption('RegionalStore.clockSkew', raw.clockSkew, 0),
     prefix: parsePrefix(raw.prefix),
-    clock: raw.clock === undefined ? Date.now : functionOption<() => number>('RegionalStore.clock', raw.clock),
+    clock: clock ?? Date.now,
+    homeClock: clock ?? 'server',
     sink,
     warn: onceWarner(sink),
   };

@@ -32,7 +32,7 @@ export interface RegionalStats {
 }
 
 /** What a layer took, to put back when another layer denies the request. */
-type Taken = { from: 'pool'; endsAt: number } | { from: 'home'; home: Region } | undefined;
+type Taken = { from: 'pool'; windowEnd: number } | { from: 'home'; home: Region } | undefined;
 
 interface Watched {
   call: LayerCall;
@@ -41,7 +41,7 @@ interface Watched {
 }
 
 /** The pool script's answer to a take or a look: status (1 taken, 0 short, -1 blocked), then numbers. */
-type PoolReply = [status: number, units: number, near: number, remaining: number, resetAt: number, endsAt: number];
+type PoolReply = [status: number, units: number, near: number, remaining: number, resetAt: number, windowEnd: number];
 
 /**
  * One limit per key across regions. Each region decides from its own Redis; a key's global budget
@@ -71,7 +71,7 @@ export class RegionalStore implements Store {
 
   constructor(options: RegionalStoreOptions) {
     this.#config = parseRegionalOptions(options);
-    const { region, regions, names, prefix, clock, homeTimeout, sink } = this.#config;
+    const { region, regions, names, prefix, homeClock, homeTimeout, sink } = this.#config;
     this.region = region;
     this.#regions = new Map(
       names.map((name) => [
@@ -82,7 +82,7 @@ export class RegionalStore implements Store {
           budgets: new RedisStore({
             client: regions[name] as never,
             prefix,
-            clock,
+            clock: homeClock,
             timeout: homeTimeout,
             onWarning: sink,
           }),
@@ -212,12 +212,12 @@ export class RegionalStore implements Store {
       return outcome;
     }
     const reply = (await this.#pool('t', call.key, [now, call.cost])) as PoolReply;
-    const [status, units, near, remaining, resetAt, endsAt] = reply;
+    const [status, units, near, remaining, resetAt, windowEnd] = reply;
     const limit = usableLimit(call.algorithm, call.critical);
     if (status === -1) return blocked(limit, now, units);
     if (status === 1) {
       this.#stats.local++;
-      taken[i] = { from: 'pool', endsAt };
+      taken[i] = { from: 'pool', windowEnd };
       if (isWindow(call)) this.#watch(call, home, now);
       if (near === 0 && units <= this.#lowWater(call)) this.#refill(call, home, id);
       return allow(limit, Math.min(limit, remaining + units), resetAt);
@@ -239,13 +239,15 @@ export class RegionalStore implements Store {
     this.#count(home);
     const ahead = near || call.critical === true || this.#closed ? 0 : this.#leaseSize(call);
     let size = Math.max(call.cost, ahead);
-    const leasedAt = this.#config.clock();
+    let leasedAt = this.#config.clock();
     let granted = await this.#ask(home, call, size, id);
     if (granted !== undefined && !granted.allowed && size > call.cost) {
       // Too little left for a lease ahead: the home is near the limit; take exactly the cost.
       size = call.cost;
+      leasedAt = this.#config.clock();
       granted = await this.#ask(home, call, size, id);
     }
+    const answeredAt = this.#config.clock();
     const limit = usableLimit(call.algorithm, call.critical);
     if (granted === undefined) return this.#unreachable(call, now, units, 0);
     if (!granted.allowed) {
@@ -253,11 +255,11 @@ export class RegionalStore implements Store {
         this.#track(this.#mark(call, nearTerms(call, now, this.#config.refresh, this.#config.clockSkew), granted));
       return { ...granted, remaining: Math.min(limit, granted.remaining + units) };
     }
-    const terms = leaseTerms(call, granted, size, leasedAt, this.#config.refresh, this.#config.clockSkew);
+    const terms = leaseTerms(call, granted, size, leasedAt, answeredAt, this.#config.refresh, this.#config.clockSkew);
     const rest = size - call.cost;
     const nearNow = this.#isNear(call, granted);
     if (rest > 0 || nearNow !== near) await this.#add(call.key, terms, rest, granted, nearNow).catch(() => undefined);
-    taken[i] = { from: 'pool', endsAt: terms.endsAt };
+    taken[i] = { from: 'pool', windowEnd: terms.windowEnd };
     if (isWindow(call)) this.#watch(call, home, now);
     return allow(limit, Math.min(limit, granted.remaining + rest), granted.resetAt);
   }
@@ -276,7 +278,8 @@ export class RegionalStore implements Store {
             await this.#mark(call, nearTerms(call, leasedAt, this.#config.refresh, this.#config.clockSkew), granted);
             return;
           }
-          const terms = leaseTerms(call, granted, size, leasedAt, this.#config.refresh, this.#config.clockSkew);
+          const { refresh, clockSkew, clock } = this.#config;
+          const terms = leaseTerms(call, granted, size, leasedAt, clock(), refresh, clockSkew);
           await this.#add(call.key, terms, size, granted, this.#isNear(call, granted));
         })
         .catch(() => undefined)
@@ -324,7 +327,7 @@ export class RegionalStore implements Store {
   async #putBack(call: LayerCall, id: string, taken: Taken, now: number): Promise<void> {
     try {
       if (taken === undefined) return;
-      if (taken.from === 'pool') await this.#pool('p', call.key, [now, call.cost, taken.endsAt]);
+      if (taken.from === 'pool') await this.#pool('p', call.key, [now, call.cost, taken.windowEnd]);
       else await taken.home.budgets.refund([call], id);
     } catch {
       // The units stay counted: fewer admitted, never more.

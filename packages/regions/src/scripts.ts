@@ -43,35 +43,39 @@ if op == 't' or op == 'l' then
   if pttl > 0 then return {-1, pttl, 0, 0, 0, 0} end
   local u, e = usable()
   if u == nil then return {0, 0, 0, 0, 0, 0} end
-  local f = numbers('n', 'r', 'rs')
+  local f = numbers('n', 'r', 'rs', 'w')
   local cost = tonumber(ARGV[3])
-  if op == 'l' or u < cost then return {0, u, f[1], f[2], f[3], e} end
+  if op == 'l' or u < cost then return {0, u, f[1], f[2], f[3], f[4]} end
   redis.call('HSET', pool, 'u', u - cost, 't', now)
-  return {1, u - cost, f[1], f[2], f[3], e}
+  return {1, u - cost, f[1], f[2], f[3], f[4]}
 end
 
 if op == 'a' then
-  local units, e = tonumber(ARGV[3]), tonumber(ARGV[4])
+  local units, e, w = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
   if e <= now then return 0 end
-  local old = numbers('e', 'n', 'upc')
-  local oe = old[1]
-  if oe > e and now < oe and old[3] == 0 then return 0 end
+  local old = numbers('e', 'n', 'upc', 'w')
+  local oe, ow = old[1], old[4]
+  local live = now < oe
   local near = tonumber(ARGV[12])
-  if oe == e and now < oe and old[3] == 0 then
-    -- Another lease of the same window: the units add up.
-    redis.call('HINCRBY', pool, 'u', units)
-    redis.call('HSET', pool, 'r', ARGV[11], 'rs', ARGV[6], 'n', math.max(near, old[2]), 't', now)
+  if live and units == 0 then
+    -- No units: only what the home said (near the limit or not) is news.
+    redis.call('HSET', pool, 'r', ARGV[11], 'rs', ARGV[6], 'n', math.max(near, old[2]))
     return 1
   end
-  if old[3] > 0 and now < oe then
-    -- A bucket: the pool and the new lease become one lease whose units spoil no later than either's.
-    local u_old, _ = usable()
-    local f = numbers('lv', 'la', 'dpm', 'upc')
-    if units == 0 then
-      redis.call('HSET', pool, 'u', u_old, 'r', ARGV[11], 'rs', ARGV[6], 'n', math.max(near, old[2]))
+  if live and old[3] == 0 then
+    -- A window pool: a lease of an older window is dropped, one of the same window adds up.
+    if ow > w then return 0 end
+    if ow == w then
+      redis.call('HINCRBY', pool, 'u', units)
+      redis.call('HSET', pool, 'e', math.min(oe, e), 'r', ARGV[11], 'rs', ARGV[6], 'n', math.max(near, old[2]), 't', now)
       return 1
     end
+  end
+  if live and old[3] > 0 then
+    -- A bucket: the pool and the new lease become one lease whose units spoil no later than either's.
+    local u_old, _ = usable()
     if u_old > 0 then
+      local f = numbers('lv', 'la', 'dpm', 'upc')
       local dpm, upc = f[3], f[4]
       local lv_old = f[1] - dpm * math.max(0, now - f[2])
       local lv_new = tonumber(ARGV[7]) - dpm * math.max(0, now - tonumber(ARGV[8]))
@@ -84,16 +88,17 @@ if op == 'a' then
     end
   end
   -- A new window, or a bucket whose pool is spent.
-  redis.call('HSET', pool, 'u', units, 'e', e, 'w', ARGV[5], 'rs', ARGV[6], 'lv', ARGV[7], 'la', ARGV[8],
+  redis.call('HSET', pool, 'u', units, 'e', e, 'w', w, 'rs', ARGV[6], 'lv', ARGV[7], 'la', ARGV[8],
     'upc', ARGV[9], 'dpm', ARGV[10], 'r', ARGV[11], 'n', near, 't', now)
   redis.call('PEXPIRE', pool, e - now + 1000)
   return 1
 end
 
 if op == 'p' then
-  local f = numbers('e')
+  -- Units back into the pool they came from: the same window (ARGV[4]; 0 for a bucket or any window).
+  local f = numbers('e', 'w')
   local want = tonumber(ARGV[4])
-  if (want == 0 or f[1] == want) and now < f[1] then
+  if (want == 0 or f[2] == want) and now < f[1] then
     redis.call('HINCRBY', pool, 'u', tonumber(ARGV[3]))
     return 1
   end
