@@ -51,8 +51,9 @@ export interface RegionalStoreOptions {
   /** Deadline of a call to this region's own Redis, in ms. Default 1000 (the limiter's `timeout` is the usual bound). */
   timeout?: Duration;
   /**
-   * How far apart the clocks of the app processes in all regions may be (ms). A window's leased
-   * units stop being handed out this long before the window ends. Default 50.
+   * Ms a window's leased units stop before the window ends, on top of the round trip to its home:
+   * the time between a decision's start and its local script run (and, with `clock`, how far apart
+   * the processes' clocks may be). Default 50.
    */
   clockSkew?: Duration;
   /** Put before every key this store writes, with a `:`. Default `'rg'`. */

@@ -13,6 +13,8 @@ import type { RegionalConfig, RegionalStoreOptions } from './options';
 
 /** Window keys whose pools this process filled, watched so that idle ones give their units back. */
 const MAX_WATCHED = 10_000;
+/** A pool that keeps running dry doubles its lease size, up to this many times the base. */
+const MAX_BOOST = 16;
 
 /** One region: its Redis for pools (script calls) and for the global budgets it is home of (RedisStore). */
 interface Region {
@@ -61,7 +63,10 @@ export class RegionalStore implements Store {
   readonly #regions: Map<string, Region>;
   readonly #deadlines: Deadlines;
   readonly #homeDeadlines: Deadlines;
-  readonly #filling = new Set<string>();
+  /** Per key, the lease ahead this process is taking now. */
+  readonly #filling = new Map<string, Promise<unknown>>();
+  /** Per key, how many times the base lease size this process asks for (its pool ran dry under load). */
+  readonly #boost = new Map<string, number>();
   /** Work done off the request's path (leases ahead, marks, give-backs), for idle(). */
   readonly #background = new Set<Promise<unknown>>();
   readonly #watched = new LRUCache<string, Watched>({ max: MAX_WATCHED });
@@ -222,7 +227,32 @@ export class RegionalStore implements Store {
       if (near === 0 && units <= this.#lowWater(call)) this.#refill(call, home, id);
       return allow(limit, Math.min(limit, remaining + units), resetAt);
     }
+    if (near === 0) {
+      // The pool ran dry before its lease ahead landed: lease more at a time from now on, and wait
+      // for the lease on its way rather than ask the home a second time.
+      const filling = this.#filling.get(call.key);
+      if (filling !== undefined) {
+        this.#grow(call);
+        await filling;
+        const again = (await this.#pool('t', call.key, [now, call.cost])) as PoolReply;
+        if (again[0] === 1) {
+          this.#count(home);
+          taken[i] = { from: 'pool', windowEnd: again[5] };
+          if (isWindow(call)) this.#watch(call, home, now);
+          return allow(limit, Math.min(limit, again[3] + again[1]), again[4]);
+        }
+        if (again[0] === -1) return blocked(limit, now, again[1]);
+      }
+    }
     return this.#askHome(call, home, id, now, units, near === 1, taken, i);
+  }
+
+  #grow(call: LayerCall): void {
+    const boost = this.#boost.get(call.key) ?? 1;
+    if (boost >= MAX_BOOST) return;
+    this.#boost.delete(call.key);
+    if (this.#boost.size >= MAX_WATCHED) this.#boost.delete(this.#boost.keys().next().value as string);
+    this.#boost.set(call.key, boost * 2);
   }
 
   /** The pool is short: the home decides now, for this request's cost plus a lease ahead unless near the limit. */
@@ -267,24 +297,23 @@ export class RegionalStore implements Store {
   /** Takes a lease ahead of need, once at a time per key in this process; the request does not wait. */
   #refill(call: LayerCall, home: Region, id: string): void {
     if (this.#closed || this.#filling.has(call.key)) return;
-    this.#filling.add(call.key);
     const size = this.#leaseSize(call);
     const leasedAt = this.#config.clock();
-    this.#track(
-      this.#ask(home, call, size, id)
-        .then(async (granted) => {
-          if (granted === undefined) return;
-          if (!granted.allowed) {
-            await this.#mark(call, nearTerms(call, leasedAt, this.#config.refresh, this.#config.clockSkew), granted);
-            return;
-          }
-          const { refresh, clockSkew, clock } = this.#config;
-          const terms = leaseTerms(call, granted, size, leasedAt, clock(), refresh, clockSkew);
-          await this.#add(call.key, terms, size, granted, this.#isNear(call, granted));
-        })
-        .catch(() => undefined)
-        .finally(() => this.#filling.delete(call.key)),
-    );
+    const filling = this.#ask(home, call, size, id)
+      .then(async (granted) => {
+        if (granted === undefined) return;
+        if (!granted.allowed) {
+          await this.#mark(call, nearTerms(call, leasedAt, this.#config.refresh, this.#config.clockSkew), granted);
+          return;
+        }
+        const { refresh, clockSkew, clock } = this.#config;
+        const terms = leaseTerms(call, granted, size, leasedAt, clock(), refresh, clockSkew);
+        await this.#add(call.key, terms, size, granted, this.#isNear(call, granted));
+      })
+      .catch(() => undefined)
+      .finally(() => this.#filling.delete(call.key));
+    this.#filling.set(call.key, filling);
+    this.#track(filling);
   }
 
   #track(work: Promise<unknown>): void {
@@ -339,11 +368,19 @@ export class RegionalStore implements Store {
     return granted.remaining <= limit * (1 - this.#config.threshold);
   }
 
+  /**
+   * The lease size: the option's (or its default), times the key's boost in this process, at most
+   * a share of what lies above the threshold such that every region's pool (up to one and a half
+   * leases) together hold no more than that (and never below the option's).
+   */
   #leaseSize(call: LayerCall): number {
     const limit = usableLimit(call.algorithm, false);
     const { size, threshold, names } = this.#config;
     const units = size === undefined ? (limit * (1 - threshold)) / (2 * names.length) : size < 1 ? limit * size : size;
-    return Math.max(1, Math.min(limit, Math.floor(units)));
+    const base = Math.max(1, Math.min(limit, Math.floor(units)));
+    const boost = this.#boost.get(call.key);
+    if (boost === undefined) return base;
+    return Math.max(base, Math.min(base * boost, Math.floor((limit * (1 - threshold)) / (1.5 * names.length))));
   }
 
   /** Lease ahead once the pool is down to this: half a lease for windows, a quarter for buckets (their leftovers spoil). */
@@ -396,6 +433,7 @@ export class RegionalStore implements Store {
     await Promise.all(
       due.map(async ([key, { call, home }]) => {
         this.#watched.delete(key);
+        this.#boost.delete(key);
         try {
           const [units, windowEnd] = (await this.#pool('d', key, [now, idle])) as [number, number];
           if (units === 0) return;
