@@ -268,6 +268,32 @@ export class RegionalStore implements Store {
   ): Promise<LayerOutcome> {
     this.#count(home);
     const ahead = near || call.critical === true || this.#closed ? 0 : this.#leaseSize(call);
+    if (ahead === 0 || this.#filling.has(call.key))
+      return this.#decideAtHome(call, home, id, now, units, near, ahead, taken, i);
+    // This request leases ahead for the others: those that find the pool empty meanwhile wait for it.
+    const filling = this.#decideAtHome(call, home, id, now, units, near, ahead, taken, i);
+    const settled = filling.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#filling.set(call.key, settled);
+    void settled.then(() => {
+      if (this.#filling.get(call.key) === settled) this.#filling.delete(call.key);
+    });
+    return filling;
+  }
+
+  async #decideAtHome(
+    call: LayerCall,
+    home: Region,
+    id: string,
+    now: number,
+    units: number,
+    near: boolean,
+    ahead: number,
+    taken: Taken[],
+    i: number,
+  ): Promise<LayerOutcome> {
     let size = Math.max(call.cost, ahead);
     let leasedAt = this.#config.clock();
     let granted = await this.#ask(home, call, size, id);
@@ -435,8 +461,17 @@ export class RegionalStore implements Store {
         this.#watched.delete(key);
         this.#boost.delete(key);
         try {
-          const [units, windowEnd] = (await this.#pool('d', key, [now, idle])) as [number, number];
-          if (units === 0) return;
+          const [units, windowEnd, held, usedAt] = (await this.#pool('d', key, [now, idle])) as [
+            number,
+            number,
+            number,
+            number,
+          ];
+          if (units === 0) {
+            // Used since (by another process of the region, or a lease that landed): look again later.
+            if (held > 0) this.#watched.set(key, { call, home, usedAt });
+            return;
+          }
           const { kind, window } = call.algorithm;
           const field = kind === 'fixedWindow' ? 'count' : 'curr';
           await this.#homeDeadlines.watch(

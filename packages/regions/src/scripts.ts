@@ -110,9 +110,12 @@ if op == 'd' then
   local f = numbers('u', 'e', 't', 'upc', 'w')
   if f[1] > 0 and f[4] == 0 and now < f[2] and now - f[3] >= tonumber(ARGV[3]) then
     redis.call('HSET', pool, 'u', 0)
-    return {f[1], f[5]}
+    return {f[1], f[5], 0, f[3]}
   end
-  return {0, 0}
+  -- Not given back: the units it still holds (while it lasts) and when it was last used.
+  local held = 0
+  if now < f[2] then held = f[1] end
+  return {0, 0, held, f[3]}
 end
 
 if op == 'x' then
