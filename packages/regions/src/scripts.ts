@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { RedisClientAdapter, ScriptArgument } from '@floodgate/redis';
 
 /**
@@ -150,19 +149,20 @@ redis.call('HSET', KEYS[1], ARGV[3], math.max(0, count - tonumber(ARGV[2])))
 return 1
 `;
 
-const sha1 = (source: string) => createHash('sha1').update(source).digest('hex');
-
-/** A Lua script run with EVALSHA, and EVAL when the server does not have it (restart, SCRIPT FLUSH). */
+/**
+ * A Lua script run with EVALSHA, and EVAL when the server does not have it (restart, SCRIPT FLUSH).
+ * Its SHA-1 is written out (a test checks it against the source), so the package needs no crypto
+ * module: edge runtimes and bundlers take it as it is.
+ */
 export class Script {
-  readonly #sha1: string;
-
-  constructor(readonly source: string) {
-    this.#sha1 = sha1(source);
-  }
+  constructor(
+    readonly source: string,
+    readonly sha1: string,
+  ) {}
 
   async run(client: RedisClientAdapter, keys: readonly string[], args: readonly ScriptArgument[]): Promise<unknown> {
     try {
-      return await client.evalsha(this.#sha1, keys, args);
+      return await client.evalsha(this.sha1, keys, args);
     } catch (error) {
       if (!client.isNoScript(error)) throw error;
       return client.eval(this.source, keys, args);
@@ -170,5 +170,5 @@ export class Script {
   }
 }
 
-export const poolScript = new Script(POOL_SCRIPT);
-export const giveBackScript = new Script(GIVE_BACK_SCRIPT);
+export const poolScript = new Script(POOL_SCRIPT, '5784081259d7b6fc22d87573ffaad8fbcd9309b7');
+export const giveBackScript = new Script(GIVE_BACK_SCRIPT, '80fe6ce11ac67b6f198d5ab348c2420953e3c15e');
