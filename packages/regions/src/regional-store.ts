@@ -409,9 +409,13 @@ export class RegionalStore implements Store {
     return Math.max(base, Math.min(base * boost, Math.floor((limit * (1 - threshold)) / (1.5 * names.length))));
   }
 
-  /** Lease ahead once the pool is down to this: half a lease for windows, a quarter for buckets (their leftovers spoil). */
+  /**
+   * Lease ahead once the pool is down to this: a whole lease for windows (the next one has a pool's
+   * worth of requests to arrive in), a quarter for buckets (their leftovers spoil).
+   */
   #lowWater(call: LayerCall): number {
-    return Math.floor(this.#leaseSize(call) / (isWindow(call) ? 2 : 4));
+    const size = this.#leaseSize(call);
+    return isWindow(call) ? size : Math.floor(size / 4);
   }
 
   #count(home: Region): void {
