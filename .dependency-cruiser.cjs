@@ -70,14 +70,14 @@ module.exports = {
     {
       name: 'stores-know-no-http',
       comment:
-        'A store package (Redis, Durable Object) uses @floodgate/core and @floodgate/core/store, never the HTTP kit or a framework.',
+        'A store package (Redis, Durable Object, regions) uses @floodgate/core and @floodgate/core/store, never the HTTP kit or a framework.',
       severity: 'error',
-      from: { path: '^packages/(redis|cloudflare)/src/' },
+      from: { path: '^packages/(redis|cloudflare|regions)/src/' },
       to: {
         path: [
           `${CORE}(http-kit\\.ts|http/)`,
-          '^packages/(express|fastify|hono)/',
-          '(^|/)node_modules/(express|fastify|hono)/',
+          '^packages/(express|fastify|hono|koa|nestjs)/',
+          '(^|/)node_modules/(express|fastify|hono|koa|@nestjs)/',
         ],
       },
     },
