@@ -70,14 +70,14 @@ module.exports = {
     {
       name: 'stores-know-no-http',
       comment:
-        'A store package (Redis, Durable Object) uses @floodgate/core and @floodgate/core/store, never the HTTP kit or a framework.',
+        'A store package (Redis, Durable Object, regions) uses @floodgate/core and @floodgate/core/store, never the HTTP kit or a framework.',
       severity: 'error',
-      from: { path: '^packages/(redis|cloudflare)/src/' },
+      from: { path: '^packages/(redis|cloudflare|regions)/src/' },
       to: {
         path: [
           `${CORE}(http-kit\\.ts|http/)`,
-          '^packages/(express|fastify|hono)/',
-          '(^|/)node_modules/(express|fastify|hono)/',
+          '^packages/(express|fastify|hono|koa|nestjs)/',
+          '(^|/)node_modules/(express|fastify|hono|koa|@nestjs)/',
         ],
       },
     },
@@ -86,17 +86,17 @@ module.exports = {
       comment:
         'An adapter imports only @floodgate/core and @floodgate/core/http (plus its framework): glue that another adapter would need belongs in the HTTP kit.',
       severity: 'error',
-      from: { path: '^packages/(express|fastify|hono)/src/' },
+      from: { path: '^packages/(express|fastify|hono|koa|nestjs)/src/' },
       to: { path: '^packages/', pathNot: ['^packages/$1/', `${CORE}(index|http-kit)\\.ts$`] },
     },
     {
       name: 'adapters-use-only-their-framework',
       comment: 'Besides the core, an adapter depends on its framework alone.',
       severity: 'error',
-      from: { path: '^packages/(express|fastify|hono)/src/' },
+      from: { path: '^packages/(express|fastify|hono|koa|nestjs)/src/' },
       to: {
         dependencyTypes: ['npm', 'npm-dev', 'npm-peer', 'npm-optional', 'npm-no-pkg', 'npm-unknown'],
-        pathNot: 'node_modules/($1|fastify-plugin)/',
+        pathNot: 'node_modules/($1|fastify-plugin|@nestjs/(common|core))/',
       },
     },
   ],

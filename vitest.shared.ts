@@ -14,9 +14,12 @@ export const workspaceAliases = [
   { find: /^@floodgate\/core\/store$/, replacement: source('core', 'store-kit') },
   { find: /^@floodgate\/core\/http$/, replacement: source('core', 'http-kit') },
   { find: /^@floodgate\/redis$/, replacement: source('redis') },
+  { find: /^@floodgate\/regions$/, replacement: source('regions') },
   { find: /^@floodgate\/express$/, replacement: source('express') },
   { find: /^@floodgate\/fastify$/, replacement: source('fastify') },
   { find: /^@floodgate\/hono$/, replacement: source('hono') },
+  { find: /^@floodgate\/koa$/, replacement: source('koa') },
+  { find: /^@floodgate\/nestjs$/, replacement: source('nestjs') },
 ];
 
 export function floodgateTestConfig(overrides: ViteUserConfig['test'] = {}) {

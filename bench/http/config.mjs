@@ -47,7 +47,7 @@ export const REDIS_CLIENT = {
  * to the adapter's options.
  */
 export const FLOODGATE = {
-  adapters: ['express', 'fastify', 'hono'],
+  adapters: ['express', 'fastify', 'hono', 'koa', 'nestjs'],
   variants: [
     { id: 'memory', store: 'memory', layers: 1 },
     { id: 'redis', store: 'redis', layers: 1 },
@@ -88,6 +88,16 @@ const PEERS = {
   hono: [
     { name: 'hono-rate-limiter-memory', redis: false },
     { name: 'hono-rate-limiter-redis', redis: true, note: 'its RedisStore through a 4-line ioredis adapter' },
+  ],
+  koa: [
+    { name: 'koa2-ratelimit-memory', redis: false, note: 'its MemoryStore (its Redis store needs the redis package)' },
+    { name: 'koa-ratelimit-memory', redis: false, note: "driver 'memory'" },
+    { name: 'koa-ratelimit-redis', redis: true, note: "driver 'redis' on the ioredis client" },
+  ],
+  // On @nestjs/platform-express; the guard as APP_GUARD, as both READMEs show.
+  nestjs: [
+    { name: 'nestjs-throttler-memory', redis: false, note: '@nestjs/throttler, its in-memory storage' },
+    { name: 'nestjs-throttler-redis', redis: true, note: '@nestjs/throttler with @nest-lab/throttler-storage-redis' },
   ],
 };
 

@@ -30,6 +30,8 @@ const key = {
   express: (req) => req.headers[FLOODGATE.header],
   fastify: (request) => request.headers[FLOODGATE.header],
   hono: (c) => c.req.header(FLOODGATE.header),
+  koa: (ctx) => ctx.get(FLOODGATE.header),
+  nestjs: (req) => req.headers[FLOODGATE.header],
 };
 
 /** The options of a Floodgate contender: its layers and store, from FLOODGATE in config.mjs. */
@@ -166,7 +168,63 @@ function honoKey(c) {
   return key.hono(c) ?? '';
 }
 
-const factories = { express, fastify, hono };
+const koa = {
+  async 'floodgate-koa'(variant) {
+    const { rateLimit } = await import('@floodgate/koa');
+    return rateLimit(await floodgateOptions('koa', variant));
+  },
+  async 'koa2-ratelimit-memory'() {
+    const { RateLimit } = await import('koa2-ratelimit');
+    return RateLimit.middleware({ interval: windowMs, max: limit, keyGenerator: async (ctx) => key.koa(ctx) });
+  },
+  async 'koa-ratelimit-memory'() {
+    const { default: ratelimit } = await import('koa-ratelimit');
+    return ratelimit({ driver: 'memory', db: new Map(), duration: windowMs, max: limit, id: key.koa });
+  },
+  async 'koa-ratelimit-redis'() {
+    const { default: ratelimit } = await import('koa-ratelimit');
+    return ratelimit({ driver: 'redis', db: await redisClient(), duration: windowMs, max: limit, id: key.koa });
+  },
+};
+
+// Nest's decorators applied as the functions they are (this file is plain JavaScript). Each
+// returns the module metadata the app module adds: imports and providers (the APP_GUARD).
+const nestjs = {
+  async 'floodgate-nestjs'(variant) {
+    const [{ FloodgateModule, FloodgateGuard }, { APP_GUARD }] = await Promise.all([
+      import('@floodgate/nestjs'),
+      import('@nestjs/core'),
+    ]);
+    const options = await floodgateOptions('nestjs', variant);
+    return {
+      imports: [FloodgateModule.forRoot(options)],
+      providers: [{ provide: APP_GUARD, useClass: FloodgateGuard }],
+    };
+  },
+  async 'nestjs-throttler-memory'() {
+    return throttlerModule(undefined);
+  },
+  async 'nestjs-throttler-redis'() {
+    const { ThrottlerStorageRedisService } = await import('@nest-lab/throttler-storage-redis');
+    return throttlerModule(new ThrottlerStorageRedisService(await redisClient()));
+  },
+};
+
+/** @nestjs/throttler as its README sets it up, keyed by the same header (`getTracker`). */
+async function throttlerModule(storage) {
+  const [{ ThrottlerModule, ThrottlerGuard }, { APP_GUARD }] = await Promise.all([
+    import('@nestjs/throttler'),
+    import('@nestjs/core'),
+  ]);
+  const throttler = ThrottlerModule.forRoot({
+    throttlers: [{ ttl: windowMs, limit }],
+    getTracker: (req) => key.nestjs(req),
+    ...(storage === undefined ? {} : { storage }),
+  });
+  return { imports: [throttler], providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }] };
+}
+
+const factories = { express, fastify, hono, koa, nestjs };
 
 async function mounted() {
   if (contender.kind === 'bare') return undefined;
@@ -205,6 +263,40 @@ const listen = {
     return new Promise((resolve) => {
       serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port));
     });
+  },
+  async koa(mount) {
+    const { default: Koa } = await import('koa');
+    const app = new Koa();
+    if (mount) app.use(mount);
+    app.use((ctx) => {
+      ctx.body = 'ok';
+    });
+    return new Promise((resolve, reject) => {
+      const server = app.listen(0, '127.0.0.1', (error) => (error ? reject(error) : resolve(server.address().port)));
+    });
+  },
+  /** Nest on @nestjs/platform-express: one controller answering `GET /`, `mount` the module metadata to add. */
+  async nestjs(mount) {
+    await import('reflect-metadata');
+    const [{ Controller, Get, Module }, { NestFactory }, { ExpressAdapter }] = await Promise.all([
+      import('@nestjs/common'),
+      import('@nestjs/core'),
+      import('@nestjs/platform-express'),
+    ]);
+    class AppController {
+      get() {
+        return 'ok';
+      }
+    }
+    Get()(AppController.prototype, 'get', Object.getOwnPropertyDescriptor(AppController.prototype, 'get'));
+    Controller()(AppController);
+    class AppModule {}
+    Module({ imports: mount?.imports ?? [], controllers: [AppController], providers: mount?.providers ?? [] })(
+      AppModule,
+    );
+    const app = await NestFactory.create(AppModule, new ExpressAdapter(), { logger: false });
+    await app.listen(0, '127.0.0.1');
+    return app.getHttpServer().address().port;
   },
 };
 

@@ -4,6 +4,8 @@ import { serve } from '@hono/node-server';
 import { rateLimit } from '@floodgate/express';
 import { floodgate } from '@floodgate/fastify';
 import { rateLimiter } from '@floodgate/hono';
+import { rateLimit as koaRateLimit } from '@floodgate/koa';
+import Koa from 'koa';
 import fastify5 from 'fastify';
 import { Hono } from 'hono';
 import type { RateLimitInfo } from '@floodgate/core';
@@ -167,6 +169,40 @@ const honoDriver: Driver = {
   },
 };
 
+/**
+ * Koa has no list of proxy addresses: it believes `X-Forwarded-For` when `app.proxy` is on, keeping
+ * the last `maxIpsCount` hops. One trusted proxy (the loopback test client) is one hop.
+ */
+function koaTrust(app: Koa, trustProxy: AppSpec['trustProxy']): void {
+  if (trustProxy === undefined || trustProxy === false) return;
+  app.proxy = true;
+  app.maxIpsCount = trustProxy === true ? 0 : typeof trustProxy === 'number' ? trustProxy : trustProxy.length;
+}
+
+const koaDriver: Driver = {
+  name: 'koa',
+  headerOf: (ctx, name) => (ctx as Koa.Context).headers[name] as string | undefined,
+  async start(spec) {
+    const app = new Koa();
+    koaTrust(app, spec.trustProxy);
+    const handle = async (ctx: Koa.Context) => {
+      if (ctx.path.endsWith('/hold')) await spec.hold?.();
+      ctx.status = statusOf(ctx.path);
+      ctx.type = 'application/json';
+      ctx.body = await describe(ctx.state.rateLimit, ctx.query.refund as string | undefined);
+    };
+    const app_ = koaRateLimit(spec.options);
+    const special = spec.special === undefined || spec.special === false ? undefined : koaRateLimit(spec.special);
+    app.use((ctx, next) => {
+      if (spec.special !== undefined && ctx.path === '/special')
+        return special === undefined ? next() : special(ctx, next);
+      return app_(ctx, next);
+    });
+    app.use(handle);
+    return listen(createServer(app.callback()));
+  },
+};
+
 /** Every framework and major version the adapters support. */
 export const drivers: Driver[] = [
   expressDriver('express 5', express5),
@@ -174,6 +210,7 @@ export const drivers: Driver[] = [
   fastifyDriver('fastify 5', fastify5),
   fastifyDriver('fastify 4', fastify4),
   honoDriver,
+  koaDriver,
 ];
 
 export interface Reply {

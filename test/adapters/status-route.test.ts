@@ -98,27 +98,31 @@ describe.each(storeNames)('%s store', (storeName) => {
       });
     });
 
-    it('mounted after the app-wide middleware, or in a router, it still answers a client the middleware limits, and charges nothing', async () => {
-      const b = backend(storeName);
-      await withApps([framework.start(b.options({ limits }))], async (app) => {
-        for (let i = 0; i < 20; i++) {
+    // Koa has no routing table for the middleware to read: there the status route goes ahead of the
+    // limiter, and one behind it is the /wrapped case below (charged, given back, warned about).
+    const routesReadable = framework.name !== 'koa';
+    if (routesReadable)
+      it('mounted after the app-wide middleware, or in a router, it still answers a client the middleware limits, and charges nothing', async () => {
+        const b = backend(storeName);
+        await withApps([framework.start(b.options({ limits }))], async (app) => {
+          for (let i = 0; i < 20; i++) {
+            for (const path of ['/behind/rate_limit', '/nested/rate_limit']) {
+              const status = await call(app.url, path);
+              expect(status.status, path).toBe(200);
+              expect(status.json.resources, path).toEqual(FULL);
+              expectAgreement(status);
+            }
+          }
+          expect(await statuses(app.url, 6)).toEqual([200, 200, 200, 200, 200, 429]);
           for (const path of ['/behind/rate_limit', '/nested/rate_limit']) {
             const status = await call(app.url, path);
             expect(status.status, path).toBe(200);
-            expect(status.json.resources, path).toEqual(FULL);
+            expect(status.json.resources.minute, path).toEqual({ limit: 5, remaining: 0, used: 5, reset: T0s + 60 });
             expectAgreement(status);
           }
-        }
-        expect(await statuses(app.url, 6)).toEqual([200, 200, 200, 200, 200, 429]);
-        for (const path of ['/behind/rate_limit', '/nested/rate_limit']) {
-          const status = await call(app.url, path);
-          expect(status.status, path).toBe(200);
-          expect(status.json.resources.minute, path).toEqual({ limit: 5, remaining: 0, used: 5, reset: T0s + 60 });
-          expectAgreement(status);
-        }
-        expect(b.codes()).not.toContain('WARN_FLOODGATE_STATUS_BEHIND');
+          expect(b.codes()).not.toContain('WARN_FLOODGATE_STATUS_BEHIND');
+        });
       });
-    });
 
     it('called from a limited handler the middleware cannot tell apart, it gives back the unit, and warns that a limited client gets 429 there', async () => {
       const b = backend(storeName);

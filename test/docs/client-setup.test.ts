@@ -56,6 +56,8 @@ describe('the recommended Redis client setup', () => {
     'examples/express/src/store.js',
     'examples/fastify/src/store.js',
     'examples/hono/src/store.js',
+    'examples/koa/src/store.js',
+    'examples/nestjs/src/store.js',
     'examples/playground/src/store.js',
   ])('is copied exactly in %s', (path) => {
     expect(setupIn(readFileSync(join(ROOT, path), 'utf8'))).toBe(canonical);

@@ -70,8 +70,14 @@ describe.each(packages)('$name', (pkg) => {
   });
 });
 
-it('every package an install line names is published here or installed by the docs suite', () => {
-  const known = new Set([...packages.map((pkg) => pkg.name), ...THIRD_PARTY]);
+// A required peer of a published package is installed with it in the docs suite's app (pnpm
+// installs required peers), as it is in a user's.
+it('every package an install line names is published here, installed by the docs suite, or a peer installed with one', () => {
+  const known = new Set([
+    ...packages.map((pkg) => pkg.name),
+    ...THIRD_PARTY,
+    ...packages.flatMap((pkg) => needs(pkg).all),
+  ]);
   const named = readmePaths().flatMap((readme) => installLines(readme).flat());
   expect([...new Set(named)].filter((name) => !known.has(name))).toEqual([]);
 });

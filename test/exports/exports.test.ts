@@ -86,11 +86,24 @@ const expected: Record<string, string[]> = {
     'inTurns',
     'StatusOwners',
   ],
-  '@floodgate/redis': ['RedisStore'],
+  '@floodgate/redis': ['RedisStore', 'redisClientAdapter'],
+  '@floodgate/regions': ['RegionalStore'],
   '@floodgate/config': ['limitsFromFile', 'limitsFromRedis', 'publishLimits', 'limitsSchema'],
   '@floodgate/express': [...USER_API, 'rateLimit', 'rateLimitStatus'],
   '@floodgate/fastify': [...USER_API, 'floodgate', 'default'],
   '@floodgate/hono': [...USER_API, 'rateLimiter', 'rateLimitStatus'],
+  '@floodgate/koa': [...USER_API, 'rateLimit', 'rateLimitStatus'],
+  '@floodgate/nestjs': [
+    ...USER_API,
+    'FloodgateModule',
+    'FloodgateGuard',
+    'FloodgateService',
+    'RateLimit',
+    'SkipRateLimit',
+    'RateLimitException',
+    'statusController',
+    'FLOODGATE_OPTIONS',
+  ],
 };
 
 function exportedNames(pkg: string, mode: 'esm' | 'cjs'): string[] {

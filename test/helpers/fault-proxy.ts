@@ -1,8 +1,8 @@
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 
 /**
- * `pass`: bytes flow both ways. `latency`: every chunk waits `latencyMs` in each direction (order
- * kept). `blackhole`: connections are accepted, bytes are read and discarded, nothing is answered.
+ * `pass`: bytes flow both ways. `latency`: every chunk waits the delay of its direction (order
+ * kept; `latency(ms)` sets both, `delay(up, down)` each). `blackhole`: connections are accepted, bytes are read and discarded, nothing is answered.
  * `dropReplyOnce`: requests reach Redis, the next reply is swallowed, the client socket is reset
  * (RST) and the mode goes back to `pass`.
  */
@@ -18,7 +18,16 @@ export interface FaultProxy {
   pass(): void;
   /** Delays each chunk by `ms` in each direction; chunks already delayed keep their time. */
   latency(ms: number): void;
+  /** Delays chunks to the server by `upMs` and chunks back to the client by `downMs` (a cross-region link). */
+  delay(upMs: number, downMs: number): void;
   blackhole(): void;
+  /**
+   * A partition: every open connection is destroyed (its commands fail at once, never answered
+   * later out of order) and new ones are accepted but hear nothing, until heal().
+   */
+  cut(): void;
+  /** Ends a cut: the link delays as before it; connections accepted during the cut are destroyed so clients reconnect. */
+  heal(): void;
   /** Switches to `dropReplyOnce`; resolves once a reply has been swallowed and its client reset. */
   dropReplyOnce(): Promise<void>;
   /** Resolves once no delayed chunk waits in any direction (at once if none does). */
@@ -76,7 +85,8 @@ class DelayLine {
 /** What every connection of one proxy shares. */
 interface ProxyState {
   mode: FaultMode;
-  latencyMs: number;
+  upMs: number;
+  downMs: number;
   readonly sockets: Set<Socket>;
   readonly lines: Set<DelayLine>;
   readonly idleWaiters: (() => void)[];
@@ -102,13 +112,12 @@ function relay(state: ProxyState, client: Socket, upstreamPort: number, host: st
   const up = new DelayLine(upstream, () => wakeIfIdle(state));
   const down = new DelayLine(client, () => wakeIfIdle(state));
   state.lines.add(up).add(down);
-  const delay = () => (state.mode === 'latency' ? state.latencyMs : 0);
   client.on('data', (chunk: Buffer) => {
-    if (state.mode !== 'blackhole') up.push(chunk, delay());
+    if (state.mode !== 'blackhole') up.push(chunk, state.mode === 'latency' ? state.upMs : 0);
   });
   upstream.on('data', (chunk: Buffer) => {
     if (state.mode === 'blackhole') return;
-    if (state.mode !== 'dropReplyOnce') return down.push(chunk, delay());
+    if (state.mode !== 'dropReplyOnce') return down.push(chunk, state.mode === 'latency' ? state.downMs : 0);
     state.mode = 'pass';
     client.resetAndDestroy();
     upstream.destroy();
@@ -141,7 +150,8 @@ function destroyAll(sockets: Set<Socket>): Promise<unknown> {
 export async function startFaultProxy(upstreamPort: number, host = '127.0.0.1'): Promise<FaultProxy> {
   const state: ProxyState = {
     mode: 'pass',
-    latencyMs: 0,
+    upMs: 0,
+    downMs: 0,
     sockets: new Set(),
     lines: new Set(),
     idleWaiters: [],
@@ -153,10 +163,13 @@ export async function startFaultProxy(upstreamPort: number, host = '127.0.0.1'):
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  const setMode = (mode: FaultMode, latencyMs = 0) => {
+  const setMode = (mode: FaultMode, upMs = 0, downMs = upMs) => {
     state.mode = mode;
-    state.latencyMs = latencyMs;
+    state.upMs = upMs;
+    state.downMs = downMs;
   };
+  // The mode and delays a cut interrupts, for heal().
+  let beforeCut: { mode: FaultMode; upMs: number; downMs: number } | undefined;
   return {
     host,
     port: (server.address() as AddressInfo).port,
@@ -168,7 +181,19 @@ export async function startFaultProxy(upstreamPort: number, host = '127.0.0.1'):
     },
     pass: () => setMode('pass'),
     latency: (ms) => setMode('latency', ms),
+    delay: (upMs, downMs) => setMode('latency', upMs, downMs),
     blackhole: () => setMode('blackhole'),
+    cut: () => {
+      beforeCut ??= { mode: state.mode, upMs: state.upMs, downMs: state.downMs };
+      setMode('blackhole');
+      for (const socket of state.sockets) socket.destroy();
+    },
+    heal: () => {
+      const before = beforeCut ?? { mode: 'pass' as const, upMs: 0, downMs: 0 };
+      beforeCut = undefined;
+      for (const socket of state.sockets) socket.destroy();
+      setMode(before.mode, before.upMs, before.downMs);
+    },
     dropReplyOnce: () => {
       setMode('dropReplyOnce');
       return new Promise((resolve) => state.dropWaiters.push(resolve));

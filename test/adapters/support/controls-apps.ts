@@ -4,6 +4,8 @@ import { serve } from '@hono/node-server';
 import { rateLimit, rateLimitStatus as expressStatus } from '@floodgate/express';
 import { floodgate } from '@floodgate/fastify';
 import { rateLimiter, rateLimitStatus as honoStatus } from '@floodgate/hono';
+import { rateLimit as koaRateLimit, rateLimitStatus as koaStatus } from '@floodgate/koa';
+import Koa from 'koa';
 import fastify5 from 'fastify';
 import { Hono } from 'hono';
 import { controlAnswer, limitedAnswer, summaryOf } from './controls-routes.ts';
@@ -187,6 +189,56 @@ const honoFramework: Framework = {
   },
 };
 
+/**
+ * Koa has no router of its own: the app routes by path, as a Koa app without @koa/router does.
+ * It has no list of proxy addresses either: one trusted proxy (the loopback client) is
+ * `app.proxy` with `maxIpsCount` 1. A status route behind the limiter cannot be told apart by it
+ * (Koa has no routing table to read), so /behind and /nested are charged, given back and warned about.
+ */
+const koaFramework: Framework = {
+  name: 'koa',
+  headerOf: (ctx, header) => (ctx as Koa.Context).headers[header] as string | undefined,
+  async start(options, trustProxy) {
+    const app = new Koa();
+    if (trustProxy !== undefined) {
+      app.proxy = true;
+      app.maxIpsCount = trustProxy.length;
+    }
+    const limiter = koaRateLimit(options as Parameters<typeof koaRateLimit>[0]);
+    const controls = limiter as unknown as RateLimitControls<unknown>;
+    const status = koaStatus(limiter);
+    const answer = async (ctx: Koa.Context) => {
+      ctx.body = await limitedAnswer(ctx.state.rateLimit, ctx.originalUrl);
+    };
+    app.use(async (ctx, next) => {
+      const path = ctx.path;
+      if (path === '/rate_limit') return status(ctx, next);
+      if (path.startsWith('/capture/')) return limiter.critical(ctx, () => answer(ctx));
+      if (path.startsWith('/control/')) {
+        const result = await controlAnswer(controls, ctx, path.slice('/control/'.length), ctx.originalUrl);
+        ctx.status = result.status;
+        ctx.body = result.body;
+        return;
+      }
+      return next();
+    });
+    app.use(limiter);
+    app.use(async (ctx, next) => {
+      const path = ctx.path;
+      if (path === '/behind/rate_limit' || path === '/nested/rate_limit' || path === '/wrapped/rate_limit') {
+        return status(ctx, next);
+      }
+      if (path.startsWith('/late/')) {
+        return limiter.critical(ctx, async () => {
+          ctx.body = summaryOf(ctx.state.rateLimit);
+        });
+      }
+      return answer(ctx);
+    });
+    return { ...(await listen(createServer(app.callback()))), controls };
+  },
+};
+
 /** Every framework and major version the adapters support. */
 export const frameworks: Framework[] = [
   expressFramework('express 5', express5),
@@ -194,6 +246,7 @@ export const frameworks: Framework[] = [
   fastifyFramework('fastify 5', fastify5),
   fastifyFramework('fastify 4', fastify4),
   honoFramework,
+  koaFramework,
 ];
 
 /** Starts the apps, runs `body`, and closes them whatever happens. */

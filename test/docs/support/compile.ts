@@ -18,6 +18,13 @@ export const USER_COMPILER_OPTIONS: ts.CompilerOptions = {
   skipLibCheck: true,
 };
 
+/** A Nest app's: the same, with the legacy decorators and their metadata (`nest new`'s tsconfig). */
+export const NEST_COMPILER_OPTIONS: ts.CompilerOptions = {
+  ...USER_COMPILER_OPTIONS,
+  experimentalDecorators: true,
+  emitDecoratorMetadata: true,
+};
+
 /**
  * In a `js` block, the errors a JavaScript user would also hit: syntax, a module or export or name
  * that does not exist, an option that is not one. Type mismatches are TypeScript's concern: a `js`
@@ -72,7 +79,9 @@ export function typeCheck(
       roots.push(join(folder, 'augmentations.d.ts'));
     }
   }
-  const host = ts.createCompilerHost(USER_COMPILER_OPTIONS);
+  // A Nest app compiles with TypeScript's legacy decorators, as `nest new` sets it up.
+  const options = /nestjs/.test(name) ? NEST_COMPILER_OPTIONS : USER_COMPILER_OPTIONS;
+  const host = ts.createCompilerHost(options);
   host.getCurrentDirectory = () => dir;
   // Declarations of installed packages are the same for every README: parse them once per process.
   const read = host.getSourceFile;
@@ -84,7 +93,7 @@ export function typeCheck(
     if (file !== undefined) parsed.set(fileName, file);
     return file;
   };
-  const program = ts.createProgram(roots, USER_COMPILER_OPTIONS, host);
+  const program = ts.createProgram(roots, options, host);
   const errors = new Map<CodeBlock, string[]>(blocks.map((block) => [block, []]));
   for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
     const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');

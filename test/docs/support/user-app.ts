@@ -22,6 +22,13 @@ export const THIRD_PARTY = [
   '@opentelemetry/api',
   '@types/express',
   '@types/node',
+  'koa',
+  '@types/koa',
+  '@nestjs/common',
+  '@nestjs/core',
+  '@nestjs/platform-express',
+  'reflect-metadata',
+  'rxjs',
 ];
 
 /** A fresh app outside the monorepo with every package installed from its packed tarball. */

@@ -1,0 +1,3 @@
+import { floodgateTestConfig } from '../../vitest.shared.ts';
+
+export default floodgateTestConfig();

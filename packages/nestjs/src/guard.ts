@@ -1,0 +1,117 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { CanActivate, ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ABORTED, Denial, isThenable } from '@floodgate/core/http';
+import type { GateResult } from '@floodgate/core/http';
+import { nodeResponse, setContentType, TRACKER } from './driver';
+import { denialException } from './exception';
+import { FloodgateService } from './service';
+import type { RoutePlan } from './service';
+import type { NestRequest, RateLimitOptions } from './options';
+import { RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA, STATUS_ROUTE_METADATA } from './tokens';
+
+type Plan = RoutePlan;
+
+/**
+ * The rate-limit guard: as `APP_GUARD` (every route), with `@UseGuards(FloodgateGuard)` on a
+ * controller or on a handler. On @nestjs/platform-express and @nestjs/platform-fastify alike.
+ * A denied request throws RateLimitException (429) with the rate-limit headers set; an admitted
+ * one carries its decision as `req.rateLimit`.
+ *
+ * Subclass it to change who the client is (`getTracker`) or where the request is
+ * (`getRequestResponse`, for GraphQL). WebSocket and microservice contexts are let through: the
+ * guard limits HTTP requests only.
+ */
+@Injectable()
+export class FloodgateGuard implements CanActivate {
+  /** Each handler's plan, by controller class, then handler: made on its first request. */
+  readonly #plans = new WeakMap<object, Map<unknown, Plan>>();
+
+  constructor(
+    @Inject(FloodgateService) protected readonly floodgate: FloodgateService,
+    @Inject(Reflector) protected readonly reflector: Reflector,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const type = context.getType<string>();
+    if (type === 'ws' || type === 'rpc') return true;
+    const plan = this.#planFor(context);
+    if (plan.skip) return true;
+    const { req, res } = this.getRequestResponse(context);
+    req[TRACKER] = this;
+    const gate = plan.gate;
+    const result = gate.check(req, res, req.rateLimit);
+    if (!isThenable(result)) return this.#apply(result, plan, req, res);
+    return Promise.resolve(result).then((settled) => this.#apply(settled, plan, req, res));
+  }
+
+  /**
+   * Who the client is, for the rules keyed by address (`byIp`, the short form, `layered`'s ip
+   * layer). Default `req.ip`: Express' and Fastify's own, after the proxies the platform trusts
+   * (`app.set('trust proxy', ...)`, `new FastifyAdapter({ trustProxy })`). Return a stable id
+   * (never a header a client can set unless your proxy overwrites it).
+   */
+  getTracker(req: NestRequest): string | undefined {
+    return req.ip;
+  }
+
+  /**
+   * The request and the response for an execution context; override it for GraphQL:
+   * `const { req, res } = GqlExecutionContext.create(context).getContext(); return { req, res };`
+   */
+  getRequestResponse(context: ExecutionContext): { req: NestRequest; res: NestRequest } {
+    const http = context.switchToHttp();
+    return { req: http.getRequest(), res: http.getResponse() };
+  }
+
+  #apply(result: GateResult, plan: Plan, req: NestRequest, res: NestRequest): boolean {
+    if (plan.skip) return true;
+    const gate = plan.gate;
+    if (result === undefined) return true;
+    if (result === ABORTED) return false;
+    if (result instanceof Denial) {
+      throw denialException(result, (value) => setContentType(res, value));
+    }
+    req.rateLimit = result;
+    this.floodgate.decided(req, gate);
+    if (gate.needsFinish(result)) {
+      const raw = nodeResponse(res);
+      if (raw === undefined || (raw as { closed?: boolean }).closed === true) gate.finish(result, req, res);
+      else gate.finishWith(raw, result, req, res);
+    }
+    return true;
+  }
+
+  #planFor(context: ExecutionContext): Plan {
+    const controller = context.getClass();
+    const handler = context.getHandler();
+    let plans = this.#plans.get(controller);
+    if (plans === undefined) {
+      plans = new Map();
+      this.#plans.set(controller, plans);
+    }
+    let plan = plans.get(handler);
+    if (plan === undefined) {
+      plan = this.#makePlan(controller, handler);
+      plans.set(handler, plan);
+    }
+    return plan;
+  }
+
+  #makePlan(controller: object, handler: object): Plan {
+    const targets = [handler, controller] as unknown as Parameters<Reflector['getAllAndOverride']>[1];
+    // The status controller answers under its own budget: its requests are never charged here.
+    if (this.reflector.get(STATUS_ROUTE_METADATA, controller as never) === true) return { skip: true };
+    const skip = this.reflector.getAllAndOverride<true | false | readonly string[] | undefined>(
+      SKIP_RATE_LIMIT_METADATA,
+      targets,
+    );
+    if (skip === true) return { skip: true };
+    const fromClass = this.reflector.get<RateLimitOptions | undefined>(RATE_LIMIT_METADATA, controller as never);
+    const fromHandler = this.reflector.get<RateLimitOptions | undefined>(RATE_LIMIT_METADATA, handler as never);
+    const own = fromClass === undefined && fromHandler === undefined ? undefined : { ...fromClass, ...fromHandler };
+    const name = (controller as { name?: string }).name ?? 'anonymous';
+    const method = (handler as { name?: string }).name ?? 'anonymous';
+    return this.floodgate.plan(`${name}.${method}`, own, Array.isArray(skip) ? skip : []);
+  }
+}

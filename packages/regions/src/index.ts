@@ -1,0 +1,3 @@
+export { RegionalStore } from './regional-store';
+export type { RegionalStats } from './regional-store';
+export type { RegionalLeaseOptions, RegionalStoreOptions } from './options';
