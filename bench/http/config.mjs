@@ -43,7 +43,8 @@ export const REDIS_CLIENT = {
  * two layers are `layered({ ip, user })`, the user's id being that header, the ip layer's limit
  * never reached (ipLimit). `options` go to every adapter as they are (default options otherwise).
  * A variant with `lease` leases its layer (at most `limit` units at a time; none when the limit is 1);
- * one with `metrics` adds prometheusHooks() on a registry of its own.
+ * one with `metrics` adds prometheusHooks() on a registry of its own; a variant's `options` are added
+ * to the adapter's options.
  */
 export const FLOODGATE = {
   adapters: ['express', 'fastify', 'hono', 'koa', 'nestjs'],
@@ -55,6 +56,15 @@ export const FLOODGATE = {
     { id: 'redis-leased', store: 'redis', layers: 1, lease: { size: 100, ttl: '1s' } },
     // With @floodgate/prometheus' hooks (issue 11): what metrics cost per request.
     { id: 'redis-metrics', store: 'redis', layers: 1, metrics: true },
+    // standardHeaders 'draft-11' (issue 24), against memory's draft-8: what the newer fields cost,
+    // and with the partition key (an HMAC per layer key, cached).
+    { id: 'memory-draft11', store: 'memory', layers: 1, options: { standardHeaders: 'draft-11' } },
+    {
+      id: 'memory-draft11-pk',
+      store: 'memory',
+      layers: 1,
+      options: { standardHeaders: 'draft-11', partitionKey: { secret: 'bench partition key secret!' } },
+    },
   ],
   header: 'x-api-key',
   ipLimit: 1e9,

@@ -49,7 +49,7 @@ async function floodgateOptions(framework, variant) {
           ip: fixedWindow({ limit: FLOODGATE.ipLimit, window }),
           user: { id: key[framework], algorithm: fixedWindow({ limit, window }) },
         });
-  const options = { ...FLOODGATE.options, limits };
+  const options = { ...FLOODGATE.options, ...variant.options, limits };
   if (variant.metrics) {
     const [{ prometheusHooks }, { Registry }] = await Promise.all([
       import('@floodgate/prometheus'),

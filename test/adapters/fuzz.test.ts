@@ -67,11 +67,21 @@ describe('the rate-limit fields, whatever the numbers', () => {
     fc.assert(
       fc.property(
         fc.array(layerArb, { minLength: 1, maxLength: 4 }),
-        fc.constantFrom('draft-6', 'draft-7', 'draft-8') as fc.Arbitrary<'draft-6' | 'draft-7' | 'draft-8'>,
-        (layers, draft) => {
+        fc.constantFrom('draft-6', 'draft-7', 'draft-8', 'draft-11') as fc.Arbitrary<
+          'draft-6' | 'draft-7' | 'draft-8' | 'draft-11'
+        >,
+        fc.array(fc.string({ maxLength: 200 }), { minLength: 4, maxLength: 4 }),
+        (layers, draft, keys) => {
           const unique = layers.filter((layer, i) => layers.findIndex((l) => l.rule === layer.rule) === i);
-          const headers = buildHeaders(decisionOf(unique), { standardHeaders: draft, legacyHeaders: true, now: NOW });
-          if (draft === 'draft-8') {
+          // A limiter's decision carries its store calls; draft-11 derives `pk` from their keys.
+          const decision = Object.assign(decisionOf(unique), { calls: unique.map((_, i) => ({ key: keys[i] })) });
+          const headers = buildHeaders(decision, {
+            standardHeaders: draft,
+            legacyHeaders: true,
+            now: NOW,
+            ...(draft === 'draft-11' ? { partitionKey: { secret: 'a fuzzing secret, 32 bytes long' } } : {}),
+          });
+          if (draft === 'draft-8' || draft === 'draft-11') {
             for (const name of ['RateLimit-Policy', 'RateLimit']) {
               const list = parseList(headers[name] as string);
               expect(list).toHaveLength(unique.length);
@@ -80,7 +90,15 @@ describe('the rate-limit fields, whatever the numbers', () => {
                   if (typeof value === 'number')
                     expect(Number.isInteger(value) && value >= 0 && value < 1e15).toBe(true);
                 }
+                if (draft === 'draft-11') expect(params.get('pk')).toBeInstanceOf(ArrayBuffer);
               }
+            }
+          }
+          if (draft === 'draft-11' && headers['Retry-After'] !== undefined) {
+            // §6: Retry-After is never earlier than the effective window of a layer with nothing left.
+            for (const [, params] of parseList(headers.RateLimit as string)) {
+              if (params.get('r') === 0 && params.has('t'))
+                expect(Number(headers['Retry-After'])).toBeGreaterThanOrEqual(params.get('t') as number);
             }
           }
           for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']) {
@@ -118,69 +136,78 @@ describe('the rate-limit fields, whatever the numbers', () => {
           shadow: false,
         },
       ]);
-      const headers = buildHeaders(decision, { now: NOW });
-      expect(() => parseList(headers['RateLimit-Policy'] as string), algorithm.kind).not.toThrow();
-      expect(parseList(headers['RateLimit-Policy'] as string)[0]?.[1].get('q')).toBeLessThan(1e15);
+      for (const standardHeaders of ['draft-8', 'draft-11'] as const) {
+        const headers = buildHeaders(decision, { standardHeaders, now: NOW });
+        for (const name of ['RateLimit-Policy', 'RateLimit'])
+          expect(() => parseList(headers[name] as string), `${algorithm.kind} ${name}`).not.toThrow();
+        expect(parseList(headers['RateLimit-Policy'] as string)[0]?.[1].get('q')).toBeLessThan(1e15);
+      }
     }
   });
 });
 
 describe.each(drivers)('$name: random requests against a spent limit', (driver) => {
-  it('never answer 5xx, never pass, and always send parseable fields', async () => {
-    const limit = 2;
-    await withApp(
-      driver,
-      {
-        options: {
-          limits: [
-            {
-              name: 'ip',
-              key: (ctx: { ip: string | undefined }) => ctx.ip,
-              algorithm: fixedWindow({ limit, window: '1h' }),
-            },
-          ],
-          // From the request: a cost header and a user header the key function reads as it finds them.
-          cost: (req: unknown) => Number(driver.headerOf(req, 'x-cost') ?? 1),
+  it.each(['draft-8', 'draft-11'] as const)(
+    '%s: never answer 5xx, never pass, and always send parseable fields',
+    async (draft) => {
+      const limit = 2;
+      await withApp(
+        driver,
+        {
+          options: {
+            limits: [
+              {
+                name: 'ip',
+                key: (ctx: { ip: string | undefined }) => ctx.ip,
+                algorithm: fixedWindow({ limit, window: '1h' }),
+              },
+            ],
+            // From the request: a cost header and a user header the key function reads as it finds them.
+            cost: (req: unknown) => Number(driver.headerOf(req, 'x-cost') ?? 1),
+            standardHeaders: draft,
+            ...(draft === 'draft-11' ? { partitionKey: { secret: 'a fuzzing secret, 32 bytes long' } } : {}),
+          },
         },
-      },
-      async (app) => {
-        for (let i = 0; i < limit; i++) expect((await get(app.url)).status).toBe(200);
-        await fc.assert(
-          fc.asyncProperty(
-            fc.record({
-              cost: fc.option(
-                fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('0', '1', '-1', 'NaN', '1e309', '0x10')),
-                {
+        async (app) => {
+          for (let i = 0; i < limit; i++) expect((await get(app.url)).status).toBe(200);
+          await fc.assert(
+            fc.asyncProperty(
+              fc.record({
+                cost: fc.option(
+                  fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('0', '1', '-1', 'NaN', '1e309', '0x10')),
+                  {
+                    nil: undefined,
+                  },
+                ),
+                forwarded: fc.option(fc.constantFrom('1.2.3.4', '8.8.8.8:4444', '[2001:db8::1]:1', 'garbage', ''), {
                   nil: undefined,
-                },
-              ),
-              forwarded: fc.option(fc.constantFrom('1.2.3.4', '8.8.8.8:4444', '[2001:db8::1]:1', 'garbage', ''), {
-                nil: undefined,
+                }),
+                accept: fc.option(fc.constantFrom('text/plain', 'application/json', '*/*;q=0', 'x/y;q=abc'), {
+                  nil: undefined,
+                }),
               }),
-              accept: fc.option(fc.constantFrom('text/plain', 'application/json', '*/*;q=0', 'x/y;q=abc'), {
-                nil: undefined,
-              }),
-            }),
-            async ({ cost, forwarded, accept }) => {
-              const headers: Record<string, string> = {};
-              // Header values must be printable; anything else never reaches the app.
-              if (cost !== undefined && /^[\x20-\x7e]*$/.test(cost)) headers['x-cost'] = cost;
-              if (forwarded !== undefined) headers['x-forwarded-for'] = forwarded;
-              if (accept !== undefined) headers.accept = accept;
-              const response = await get(app.url, '/', headers);
-              expect(response.status).toBe(429);
-              if (response.headers.ratelimit !== undefined) {
-                expect(() => parseList(response.headers.ratelimit as string)).not.toThrow();
-              }
-              const retryAfter = response.headers['retry-after'];
-              if (retryAfter !== undefined) expect(retryAfter).toMatch(/^\d+$/);
-            },
-          ),
-          { numRuns: 60 },
-        );
-      },
-    );
-  });
+              async ({ cost, forwarded, accept }) => {
+                const headers: Record<string, string> = {};
+                // Header values must be printable; anything else never reaches the app.
+                if (cost !== undefined && /^[\x20-\x7e]*$/.test(cost)) headers['x-cost'] = cost;
+                if (forwarded !== undefined) headers['x-forwarded-for'] = forwarded;
+                if (accept !== undefined) headers.accept = accept;
+                const response = await get(app.url, '/', headers);
+                expect(response.status).toBe(429);
+                for (const name of ['ratelimit', 'ratelimit-policy']) {
+                  const field = response.headers[name];
+                  if (field !== undefined) expect(() => parseList(field as string), name).not.toThrow();
+                }
+                const retryAfter = response.headers['retry-after'];
+                if (retryAfter !== undefined) expect(retryAfter).toMatch(/^\d+$/);
+              },
+            ),
+            { numRuns: 60 },
+          );
+        },
+      );
+    },
+  );
 });
 
 /**

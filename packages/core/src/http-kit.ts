@@ -19,7 +19,7 @@ export { TurnQueue } from './http/turn-queue';
 export { LimiterDecision } from './limiter/limiter-decision';
 export { isThenable } from './base/thenable';
 export { writeHeaders, parseHeaderModes } from './http/headers';
-export type { HeaderModes, HeaderSetter } from './http/headers';
+export type { CheckedHeaderModes, HeaderModes, HeaderSetter } from './http/headers';
 export { buildProblem, negotiateProblem } from './http/problem';
 export type { ProblemDetails, ProblemResponse } from './http/problem';
 export { controlsOf, statusReport } from './http/controls';

@@ -48,6 +48,11 @@ export type { Decision, LayerResult } from './limiter/decision';
 export type { RateLimitInfo } from './http/types';
 export { buildHeaders } from './http/headers';
 export type { HeaderOptions, StandardHeaders } from './http/headers';
+export type { PartitionKeyOptions } from './http/partition-key';
+export { rulesFromDocument } from './limiter/limits-document';
+export type { DocumentOptions } from './limiter/limits-document';
+export { limitsPublisher } from './limiter/live-limits';
+export type { LimitsFeed, LimitsPublisher, LimitsUpdate } from './limiter/live-limits';
 export { parseDuration } from './base/duration';
 export type { Duration } from './base/duration';
 

@@ -22,6 +22,7 @@ export const WarningCode = {
   priorityFailed: 'WARN_FLOODGATE_PRIORITY_FAILED',
   statusBehind: 'WARN_FLOODGATE_STATUS_BEHIND',
   priorityLate: 'WARN_FLOODGATE_PRIORITY_LATE',
+  limitsRejected: 'WARN_FLOODGATE_LIMITS_REJECTED',
 } as const;
 
 /**

@@ -1,10 +1,13 @@
 import { DEFAULTS } from '../base/defaults';
 import { InvalidOptionTypeError, show } from '../base/errors';
 import { rejectUnknownKeys, requireObject } from '../base/validate';
+import { draft11RetryAfterMs, writeDraft11 } from './draft11-fields';
+import { parsePartitionKey } from './partition-key';
 import type { Decision, LayerResult } from '../limiter/decision';
+import type { PartitionKeyOf, PartitionKeyOptions } from './partition-key';
 
 /** Which IETF draft of the `RateLimit` fields to send, or false for none. */
-export type StandardHeaders = 'draft-6' | 'draft-7' | 'draft-8' | false;
+export type StandardHeaders = 'draft-6' | 'draft-7' | 'draft-8' | 'draft-11' | false;
 
 /** The header modes, as adapters take them. */
 export interface HeaderModes {
@@ -12,6 +15,18 @@ export interface HeaderModes {
   standardHeaders?: StandardHeaders;
   /** Send `X-RateLimit-Limit`, `-Remaining`, `-Reset` (Unix seconds). Default true. */
   legacyHeaders?: boolean;
+  /**
+   * draft-11 only: adds `pk`, a keyed hash of each layer's key, so a client acting for many users
+   * can tell their quotas apart. Off by default; see PartitionKeyOptions.
+   */
+  partitionKey?: PartitionKeyOptions | false;
+}
+
+/** The header modes once checked: `partitionKey` is the function deriving `pk`, when on. */
+export interface CheckedHeaderModes {
+  standardHeaders: StandardHeaders;
+  legacyHeaders: boolean;
+  partitionKey?: PartitionKeyOf | undefined;
 }
 
 export interface HeaderOptions extends HeaderModes {
@@ -22,25 +37,26 @@ export interface HeaderOptions extends HeaderModes {
 /** Sets one response header; adapters pass their framework's setter, with the response it writes to. */
 export type HeaderSetter<Res> = (res: Res, name: string, value: string) => void;
 
-const STANDARD: readonly unknown[] = ['draft-6', 'draft-7', 'draft-8', false];
+const STANDARD: readonly unknown[] = ['draft-6', 'draft-7', 'draft-8', 'draft-11', false];
 
 /**
  * Validates and defaults the header modes; `where` names the options object in errors (for
  * adapters: `rateLimit`). Other keys of `options` are ignored, so an adapter can pass its own.
  */
-export function parseHeaderModes(where: string, options: unknown): Required<HeaderModes> {
+export function parseHeaderModes(where: string, options: unknown): CheckedHeaderModes {
   const raw = requireObject(where, options);
   const standardHeaders = raw.standardHeaders === undefined ? DEFAULTS.standardHeaders : raw.standardHeaders;
   if (!STANDARD.includes(standardHeaders)) {
     throw new InvalidOptionTypeError(
-      `${where}.standardHeaders must be one of 'draft-6', 'draft-7', 'draft-8', false, got ${show(standardHeaders)}`,
+      `${where}.standardHeaders must be one of 'draft-6', 'draft-7', 'draft-8', 'draft-11', false, got ${show(standardHeaders)}`,
     );
   }
   const legacy = raw.legacyHeaders === undefined ? DEFAULTS.legacyHeaders : raw.legacyHeaders;
   if (typeof legacy !== 'boolean') {
     throw new InvalidOptionTypeError(`${where}.legacyHeaders must be a boolean, got ${show(legacy)}`);
   }
-  return { standardHeaders: standardHeaders as StandardHeaders, legacyHeaders: legacy };
+  const partitionKey = parsePartitionKey(where, raw.partitionKey);
+  return { standardHeaders: standardHeaders as StandardHeaders, legacyHeaders: legacy, partitionKey };
 }
 
 /**
@@ -54,7 +70,7 @@ export function parseHeaderModes(where: string, options: unknown): Required<Head
  */
 export function buildHeaders(decision: Decision, options: HeaderOptions = {}): Record<string, string> {
   const raw = requireObject('buildHeaders', options);
-  rejectUnknownKeys('buildHeaders', raw, ['standardHeaders', 'legacyHeaders', 'now']);
+  rejectUnknownKeys('buildHeaders', raw, ['standardHeaders', 'legacyHeaders', 'partitionKey', 'now']);
   const modes = parseHeaderModes('buildHeaders', raw);
   const headers: Record<string, string> = {};
   writeHeaders(decision, modes, raw.now === undefined ? Date.now() : nowOption(raw.now), headers, collect);
@@ -71,7 +87,7 @@ function collect(headers: Record<string, string>, name: string, value: string): 
  */
 export function writeHeaders<Res>(
   decision: Decision,
-  modes: Required<HeaderModes>,
+  modes: CheckedHeaderModes,
   now: number,
   res: Res,
   set: HeaderSetter<Res>,
@@ -81,6 +97,9 @@ export function writeHeaders<Res>(
   if (binding !== undefined) {
     const reset = resetSeconds(binding, now);
     switch (modes.standardHeaders) {
+      case 'draft-11':
+        writeDraft11(decision, binding, now, modes.partitionKey, res, set);
+        break;
       case 'draft-8':
         set(res, 'RateLimit-Policy', draft8Policies(results, binding));
         set(res, 'RateLimit', draft8States(results, binding, now));
@@ -103,8 +122,10 @@ export function writeHeaders<Res>(
     }
   }
   // A refusal no wait can cure (a cost above what a layer can ever grant) has retryAfter 0: no Retry-After.
-  if (!decision.allowed && decision.retryAfter > 0)
-    set(res, 'Retry-After', String(retryAfterSeconds(decision.retryAfter)));
+  if (!decision.allowed && decision.retryAfter > 0) {
+    const wait = modes.standardHeaders === 'draft-11' ? draft11RetryAfterMs(decision, now) : decision.retryAfter;
+    set(res, 'Retry-After', String(retryAfterSeconds(wait)));
+  }
 }
 
 /** Retry-After in whole seconds: rounded up, at least 1. */

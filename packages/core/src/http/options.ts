@@ -13,7 +13,7 @@ import { shortFormRule } from './short-form';
 import { claimStorePrefix } from './warnings';
 import type { AdaptiveConcurrency } from '../adaptive';
 import type { Decision } from '../limiter/decision';
-import type { HeaderModes } from './headers';
+import type { CheckedHeaderModes } from './headers';
 import type { Limiter, LimiterOptions, Priority, PriorityFunction } from '../limiter/types';
 import type { FailMode } from '../resilience/options';
 import type { Warn } from '../base/warnings';
@@ -31,7 +31,7 @@ export interface HttpConfig<Req = unknown, Res = unknown, Handler = unknown> {
   allowed: ((req: Req, ip: string | undefined) => MaybeAsync<boolean>) | undefined;
   /** True when `allowed` reads the client address (an allowList of addresses). */
   allowedByIp: boolean;
-  modes: Required<HeaderModes>;
+  modes: CheckedHeaderModes;
   statusCode: number;
   message: ((req: Req, decision: Decision) => MaybeAsync<string | object>) | undefined;
   handler: Handler | undefined;
@@ -55,6 +55,7 @@ const OWN_KEYS = [
   'allowList',
   'standardHeaders',
   'legacyHeaders',
+  'partitionKey',
   'statusCode',
   'message',
   'handler',

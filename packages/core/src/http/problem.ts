@@ -1,5 +1,6 @@
 import { retryAfterSeconds } from './headers';
 import type { Decision } from '../limiter/decision';
+import type { LayerCall } from '../store/store';
 
 const PROBLEM_TYPES = 'https://iana.org/assignments/http-problem-types';
 
@@ -12,7 +13,7 @@ export interface ProblemDetails {
   detail: string;
   /** Whole seconds, as in the Retry-After header; absent when waiting would not help. */
   retryAfter?: number;
-  /** The layers that denied the request (429 only). */
+  /** The layers that denied the request (for a 503: every layer that could not be decided). */
   'violated-policies'?: string[];
 }
 
@@ -29,42 +30,82 @@ export function deniedStatus(decision: Decision, status = 429): number {
 }
 
 /**
- * The RFC 9457 body for a denied decision: `#quota-exceeded` with the layers that denied in
- * `violated-policies`, or, when the store was out of reach and `failMode: 'closed'` denied
- * (`decision.unavailable`), a 503 `#temporary-reduced-capacity`.
+ * The RFC 9457 body for a denied decision, with the draft's problem types:
+ * `#quota-exceeded` (429) when a layer's quota is spent; `#abnormal-usage-detected` (429) when a
+ * layer with a penalty (`blockDuration`) denied, i.e. the client is blocked for its usage; and,
+ * when the store was out of reach and `failMode: 'closed'` denied (`decision.unavailable`), a 503
+ * `#temporary-reduced-capacity`. Each lists the layers concerned in `violated-policies`.
  *
  * @example
  * const problem = buildProblem(decision); // { status: 429, retryAfter: 30, 'violated-policies': ['user'], ... }
  */
 export function buildProblem(decision: Decision, status = 429): ProblemDetails {
-  if (decision.unavailable !== true && decision.retryAfter <= 0) {
+  if (decision.unavailable === true) {
+    const retryAfter = retryAfterSeconds(decision.retryAfter);
+    return {
+      type: `${PROBLEM_TYPES}#temporary-reduced-capacity`,
+      title: 'Service Unavailable',
+      status: deniedStatus(decision),
+      detail: `The service cannot accept requests right now; try again in ${waitOf(retryAfter)}.`,
+      retryAfter,
+      // Every enforced layer: none of them could be decided.
+      'violated-policies': decision.results.filter((layer) => !layer.shadow).map((layer) => layer.rule),
+    };
+  }
+  const violated = deniedLayers(decision);
+  if (decision.retryAfter <= 0) {
     return {
       type: `${PROBLEM_TYPES}#quota-exceeded`,
       title: 'Too Many Requests',
       status,
       detail:
         'This request cannot be admitted: it asks for more than the limit allows at once, or its cost could not be worked out. Retrying it will not help.',
+      'violated-policies': violated,
     };
   }
   const retryAfter = retryAfterSeconds(decision.retryAfter);
-  const wait = retryAfter === 1 ? '1 second' : `${retryAfter} seconds`;
-  if (decision.unavailable === true) {
+  if (penalised(decision)) {
     return {
-      type: `${PROBLEM_TYPES}#temporary-reduced-capacity`,
-      title: 'Service Unavailable',
-      status: deniedStatus(decision),
-      detail: `The service cannot accept requests right now; try again in ${wait}.`,
+      type: `${PROBLEM_TYPES}#abnormal-usage-detected`,
+      title: 'Abnormal Usage Detected',
+      status,
+      detail: `Requests from this client are blocked for exceeding the limit; try again in ${waitOf(retryAfter)}.`,
       retryAfter,
+      'violated-policies': violated,
     };
   }
   return {
     type: `${PROBLEM_TYPES}#quota-exceeded`,
     title: 'Too Many Requests',
     status,
-    detail: `Too many requests; try again in ${wait}.`,
+    detail: `Too many requests; try again in ${waitOf(retryAfter)}.`,
     retryAfter,
-    'violated-policies': decision.results.filter((layer) => !layer.allowed && !layer.shadow).map((layer) => layer.rule),
+    'violated-policies': violated,
   };
+}
+
+function waitOf(seconds: number): string {
+  return seconds === 1 ? '1 second' : `${seconds} seconds`;
+}
+
+function deniedLayers(decision: Decision): string[] {
+  return decision.results.filter((layer) => !layer.allowed && !layer.shadow).map((layer) => layer.rule);
+}
+
+/**
+ * True when a denying layer carries a penalty: such a layer denies only while its key is blocked
+ * (the denial that earns the penalty is answered with the block already). The calls are the
+ * limiter's (a LimiterDecision's); a plain Decision has none and gets `#quota-exceeded`.
+ */
+function penalised(decision: Decision): boolean {
+  const calls = (decision as { calls?: readonly LayerCall[] }).calls;
+  if (calls === undefined) return false;
+  const results = decision.results;
+  for (let i = 0; i < results.length; i++) {
+    const layer = results[i];
+    if (layer !== undefined && !layer.allowed && !layer.shadow && calls[i]?.penalty !== undefined) return true;
+  }
+  return false;
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { Duration } from '../base/duration';
 import type { StandardHeaders } from './headers';
 import type { Decision } from '../limiter/decision';
+import type { PartitionKeyOptions } from './partition-key';
+import type { LimitsFeed } from '../limiter/live-limits';
 import type { LimiterOptions, LimitRule, Priority, PriorityFunction } from '../limiter/types';
 import type { Store } from '../store/store';
 import type { FloodgateWarning } from '../base/warnings';
@@ -27,7 +29,7 @@ export interface HttpOwnOptions<Req = unknown, Res = unknown, Handler = never> {
   limit?: number;
   window?: Duration;
   /** Full form: the layers, e.g. from `layered(...)`. */
-  limits?: readonly LimitRule<Req>[];
+  limits?: readonly LimitRule<Req>[] | LimitsFeed<Req>;
   store?: Store;
   /** Start of every key. Default `'fg'`. */
   prefix?: string;
@@ -43,6 +45,8 @@ export interface HttpOwnOptions<Req = unknown, Res = unknown, Handler = never> {
   standardHeaders?: StandardHeaders;
   /** `X-RateLimit-Limit/-Remaining/-Reset`. Default true. */
   legacyHeaders?: boolean;
+  /** draft-11: `pk` on each item, a keyed hash of the layer's key (never the key itself). Default off. */
+  partitionKey?: PartitionKeyOptions | false;
   /** Status of a denied request. Default 429. */
   statusCode?: number;
   /** Body of a denied request instead of the problem+json default: text, a JSON value, or a function making one. */

@@ -30,11 +30,12 @@ export class Charging<Req> {
   readonly #guarded: GuardedStore;
   readonly #events: SafeEvents;
   readonly #refunds: RefundTarget;
-  readonly #leasing: Leasing | undefined;
+  #leasing: Leasing | undefined;
   /** Set for a local store with no resilience around it. */
   readonly #local: boolean;
   readonly #sync: SyncStore | undefined;
-  readonly #needsRequestId: boolean;
+  /** Once any rule set needed request ids, requests keep getting them (one decided by an older set may). */
+  #needsRequestId: boolean;
 
   constructor(
     store: Store,
@@ -53,6 +54,16 @@ export class Charging<Req> {
     const sync = store as Partial<SyncStore>;
     this.#sync = this.#local && typeof sync.consumeNow === 'function' ? (sync as SyncStore) : undefined;
     this.#needsRequestId = needsRequestId;
+  }
+
+  /** Leases began (a reload brought the first leased rule). */
+  leaseWith(leasing: Leasing): void {
+    this.#leasing = leasing;
+  }
+
+  /** A reload brought a rule that stores entries under the request's id (sliding log, concurrency). */
+  giveRequestIds(): void {
+    this.#needsRequestId = true;
   }
 
   /**

@@ -7,12 +7,14 @@ import { Charging } from './charging';
 import { KeyControls } from './key-controls';
 import { KeyResolution } from './key-resolution';
 import { Leasing, unleased } from './leasing';
+import { followFeed } from './live-limits';
 import { Refunds } from './refunds';
+import { ruleSetOf } from './rule-set';
 import type { MaybePromise } from '../base/thenable';
 import type { Warn } from '../base/warnings';
 import type { KeyContext } from '../keys/context';
 import type { SafeEvents } from '../resilience/events';
-import type { ControlOperation } from '../resilience/guarded-store';
+import type { ControlOperation, GuardedStore } from '../resilience/guarded-store';
 import type { FailMode } from '../resilience/options';
 import type { LayerCall, Store } from '../store/store';
 import type { LimiterDecision, RefundTarget } from './limiter-decision';
@@ -29,22 +31,25 @@ export type { RuleCall } from './rule-call';
  * Leasing (layers served from locally held units), Charging (the store call and the fold into one
  * decision); Refunds and KeyControls act on the keys afterwards. It stays synchronous as long as
  * nothing has to wait (sync key functions and a MemoryStore, or a leased layer served locally), so
- * such a decision costs no promise.
+ * such a decision costs no promise. Rules given as a feed are reloaded live: each reload is one
+ * new RuleSet handed to KeyResolution, which every request reads once, at its start.
  */
 export class LimiterEngine<Req = unknown> implements RefundTarget {
   readonly prefix: string;
   readonly store: Store;
-  readonly rules: readonly CompiledRule<Req>[];
   readonly clock: () => number;
   readonly events: SafeEvents;
   /** Where this limiter's warnings go, each code once. */
   readonly warn: Warn;
   readonly failMode: FailMode;
   readonly #keys: KeyResolution<Req>;
-  readonly #leasing: Leasing | undefined;
+  /** Made when the first rule set with a leased rule arrives (at construction or on a reload). */
+  #leasing: Leasing | undefined;
+  readonly #guarded: GuardedStore;
   readonly #charging: Charging<Req>;
   readonly #refunds: Refunds;
   readonly #controls: KeyControls<Req>;
+  readonly #stopFollowing: (() => void) | undefined;
 
   constructor(config: LimiterConfig<Req>) {
     const warn = config.warn;
@@ -52,38 +57,57 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
     this.failMode = config.resilience.failMode;
     this.prefix = config.prefix;
     this.store = config.store;
-    this.rules = config.rules;
     const clock = checkedClock(config.clock, 'createLimiter.clock', warn);
     this.clock = clock;
     const events = safeEvents(config.resilience.hooks, warn);
     this.events = events;
     const guarded = guardStore(config.store, config.resilience, events, clock);
+    this.#guarded = guarded;
+    const set = ruleSetOf(config.rules, config.prefix);
     const choice = new AlgorithmChoice<Req>(config.resilience.timeout, warn);
-    this.#keys = new KeyResolution(config.prefix, config.rules, choice, warn, config.resilience.timeout);
-    let refunds: Refunds | undefined;
-    // A lease's store call is the lease's units as one request on the rule's key, never critical.
-    const leasing = config.rules.some((rule) => rule.lease !== undefined)
-      ? new Leasing(
-          {
-            take: async (call) => (await guarded.take([call]))?.[0],
-            giveBack: (call, units) =>
-              (refunds as Refunds).refundLater([{ key: call.key, algorithm: call.algorithm, cost: units }], units),
-          },
-          clock,
-        )
-      : undefined;
-    this.#leasing = leasing;
-    refunds = new Refunds(config.store, guarded, events, clock, leasing);
-    this.#refunds = refunds;
-    // Sliding log entries and concurrency leases are stored under the request's id; nothing else
-    // needs one (a per-request algorithm may be either).
-    const needsRequestId = config.rules.some(
-      (rule) =>
-        rule.algorithm === undefined || rule.algorithm.kind === 'slidingLog' || rule.algorithm.kind === 'concurrency',
-    );
-    this.#charging = new Charging(config.store, guarded, events, refunds, leasing, needsRequestId);
-    this.#controls = new KeyControls(config.rules, this.#keys, guarded, leasing);
+    this.#keys = new KeyResolution(config.prefix, set, choice, warn, config.resilience.timeout);
+    this.#refunds = new Refunds(config.store, guarded, events, clock, undefined);
+    this.#charging = new Charging(config.store, guarded, events, this.#refunds, undefined, set.needsRequestId);
+    this.#controls = new KeyControls(this.#keys, guarded, undefined);
+    if (set.hasLeases) this.#startLeasing();
+    this.#stopFollowing =
+      config.feed === undefined ? undefined : followFeed(config.feed, config.compile, this.#replaceRules, warn);
   }
+
+  /** The rules requests are decided by now. */
+  get rules(): readonly CompiledRule<Req>[] {
+    return this.#keys.rules;
+  }
+
+  /** Leasing, for the first rule set that has a leased rule; every collaborator that touches pools gets it. */
+  #startLeasing(): void {
+    const guarded = this.#guarded;
+    const refunds = this.#refunds;
+    // A lease's store call is the lease's units as one request on the rule's key, never critical.
+    const leasing = new Leasing(
+      {
+        take: async (call) => (await guarded.take([call]))?.[0],
+        giveBack: (call, units) =>
+          refunds.refundLater([{ key: call.key, algorithm: call.algorithm, cost: units }], units),
+      },
+      this.clock,
+    );
+    this.#leasing = leasing;
+    refunds.leaseWith(leasing);
+    this.#charging.leaseWith(leasing);
+    this.#controls.leaseWith(leasing);
+  }
+
+  /**
+   * A reload: requests that start from now on are decided by `rules`; unchanged rules keep their
+   * keys and counts. What the new set needs (leasing, request ids) is in place before it is used.
+   */
+  readonly #replaceRules = (rules: readonly CompiledRule<Req>[]): void => {
+    const set = ruleSetOf(rules, this.prefix);
+    if (set.hasLeases && this.#leasing === undefined) this.#startLeasing();
+    if (set.needsRequestId) this.#charging.giveRequestIds();
+    this.#keys.use(set);
+  };
 
   /**
    * Decides and charges one request of `cost` units. Throws InvalidCostError for a cost no layer can
@@ -118,8 +142,9 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
     return this.#controls.ownCalls(ctx);
   }
 
-  /** Gives every leased unit back to the store. */
+  /** Stops following the limits feed, and gives every leased unit back to the store. */
   close(): Promise<void> {
+    this.#stopFollowing?.();
     return this.#leasing === undefined ? Promise.resolve() : this.#leasing.close();
   }
 

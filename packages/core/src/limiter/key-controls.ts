@@ -13,26 +13,25 @@ import type { CompiledRule } from './rules';
  * calls and is applied by the store when the layer denies.)
  */
 export class KeyControls<Req> {
-  readonly #rules: readonly CompiledRule<Req>[];
   readonly #keys: KeyResolution<Req>;
   readonly #guarded: GuardedStore;
-  readonly #leasing: Leasing | undefined;
+  #leasing: Leasing | undefined;
 
-  constructor(
-    rules: readonly CompiledRule<Req>[],
-    keys: KeyResolution<Req>,
-    guarded: GuardedStore,
-    leasing: Leasing | undefined,
-  ) {
-    this.#rules = rules;
+  constructor(keys: KeyResolution<Req>, guarded: GuardedStore, leasing: Leasing | undefined) {
     this.#keys = keys;
     this.#guarded = guarded;
     this.#leasing = leasing;
   }
 
+  /** Leases began (a reload brought the first leased rule): controls drop their pools too. */
+  leaseWith(leasing: Leasing): void {
+    this.#leasing = leasing;
+  }
+
   /** Resets, blocks or unblocks the request's own keys, or the rule named. Rejects when the store cannot. */
   async control(operation: ControlOperation, ctx: KeyContext<Req>, rule: string | undefined, duration = 0) {
-    const rules = this.#rules;
+    // The rules now: the resolve below reads the same set (nothing is awaited in between).
+    const rules = this.#keys.rules;
     if (rule !== undefined && !rules.some((each) => each.name === rule)) {
       throw new InvalidOptionError(
         `${operation}: no rule is named ${show(rule)}; the rules are ${rules.map((each) => each.name).join(', ')}`,

@@ -1,5 +1,4 @@
 import { checkCost, costCeiling, isWholeCost } from '../algorithms/cost';
-import { algorithmTag } from '../algorithms/algorithm-tag';
 import { show } from '../base/errors';
 import { isThenable } from '../base/thenable';
 import { WarningCode } from '../base/warnings';
@@ -7,50 +6,53 @@ import { ipKey } from '../keys/by-ip';
 import { encodeIdentity } from '../keys/identity';
 import { Deadlines } from '../resilience/deadline';
 import { Failure, toFailure, toTimeout } from './function-failure';
-import type { Algorithm } from '../algorithms/types';
+import { keyStartOf } from './rule-set';
 import type { MaybePromise } from '../base/thenable';
 import type { Warn } from '../base/warnings';
 import type { KeyContext } from '../keys/context';
 import type { AlgorithmChoice } from './algorithm-choice';
 import type { RuleCall } from './rule-call';
+import type { RuleSet } from './rule-set';
 import type { CompiledRule } from './rules';
 import type { Priority, PriorityFunction } from './types';
 
 /**
  * Turns a request into its store calls: each rule's key (`prefix:rule:algorithm:{identity}`), its
  * algorithm (the rule's own, or the one its function picks for this request), its priority and
- * its checked cost. Synchronous unless a key or algorithm function answers with a promise.
+ * its checked cost. Synchronous unless a key or algorithm function answers with a promise. A
+ * request reads the current rule set once, at its start, and is resolved by that set throughout:
+ * a reload (`use`) decides the requests that start after it.
  */
 export class KeyResolution<Req> {
   readonly #prefix: string;
-  readonly #rules: readonly CompiledRule<Req>[];
+  #set: RuleSet<Req>;
   readonly #warn: Warn;
   readonly #choice: AlgorithmChoice<Req>;
-  /** Each rule's key up to the identity, for rules whose algorithm is fixed. */
-  readonly #keyStarts: readonly (string | undefined)[];
   /** A key function is held to the limiter's timeout, as an algorithm function is. */
   readonly #deadlines: Deadlines;
 
-  constructor(
-    prefix: string,
-    rules: readonly CompiledRule<Req>[],
-    choice: AlgorithmChoice<Req>,
-    warn: Warn,
-    timeoutMs: number,
-  ) {
+  constructor(prefix: string, set: RuleSet<Req>, choice: AlgorithmChoice<Req>, warn: Warn, timeoutMs: number) {
     this.#deadlines = new Deadlines(timeoutMs);
     this.#prefix = prefix;
-    this.#rules = rules;
+    this.#set = set;
     this.#choice = choice;
     this.#warn = warn;
-    this.#keyStarts = rules.map((rule) =>
-      rule.algorithm === undefined ? undefined : this.#keyStart(rule, rule.algorithm),
-    );
+  }
+
+  /** The rules requests are resolved by now. */
+  get rules(): readonly CompiledRule<Req>[] {
+    return this.#set.rules;
+  }
+
+  /** Makes `set` the rules of every request that starts from now on (one assignment: a reload). */
+  use(set: RuleSet<Req>): void {
+    this.#set = set;
   }
 
   /** The store calls for the layers that apply to `ctx`, each checked against `cost`. */
   resolve(ctx: KeyContext<Req>, cost: number, priority?: Priority): MaybePromise<RuleCall[]> {
-    const rules = this.#rules;
+    const set = this.#set;
+    const rules = set.rules;
     const values: unknown[] = new Array(rules.length);
     let algorithms: unknown[] | undefined;
     let pending = false;
@@ -76,14 +78,15 @@ export class KeyResolution<Req> {
         algorithms[i] = algorithm;
       }
     }
-    if (!pending) return this.#callsFor(ctx, values, algorithms, cost, priority);
+    if (!pending) return this.#callsFor(ctx, set, values, algorithms, cost, priority);
     return Promise.all([Promise.all(values), algorithms && Promise.all(algorithms)]).then(([keys, chosen]) =>
-      this.#callsFor(ctx, keys, chosen, cost, priority),
+      this.#callsFor(ctx, set, keys, chosen, cost, priority),
     );
   }
 
   #callsFor(
     ctx: KeyContext<Req>,
+    set: RuleSet<Req>,
     values: readonly unknown[],
     algorithms: readonly unknown[] | undefined,
     cost: number,
@@ -96,14 +99,14 @@ export class KeyResolution<Req> {
     // A priority given with the call stands for the limiter's function; a rule's own still decides.
     const given = priority === 'critical';
     for (let i = 0; i < values.length; i++) {
-      const rule = this.#rules[i] as CompiledRule<Req>;
+      const rule = set.rules[i] as CompiledRule<Req>;
       const identity = this.#identity(rule, ctx, values[i]);
       if (identity === undefined) continue;
       let algorithm = rule.algorithm;
-      let keyStart = this.#keyStarts[i];
+      let keyStart = set.keyStarts[i];
       if (algorithm === undefined) {
         algorithm = this.#choice.chosen(rule, algorithms?.[i]);
-        keyStart = this.#keyStart(rule, algorithm);
+        keyStart = keyStartOf(this.#prefix, rule, algorithm);
       }
       let isCritical: boolean;
       if (priority !== undefined && !rule.ownPriority) {
@@ -130,10 +133,6 @@ export class KeyResolution<Req> {
       });
     }
     return calls;
-  }
-
-  #keyStart(rule: CompiledRule<Req>, algorithm: Algorithm): string {
-    return `${this.#prefix}:${rule.name}:${algorithmTag(algorithm)}:{`;
   }
 
   /** Only `'critical'` opens the reserve; a function that throws makes the request normal (reported once). */

@@ -6,7 +6,9 @@ import { consoleWarning, onceWarner } from '../base/warnings';
 import { parseResilienceOptions, RESILIENCE_KEYS } from '../resilience/options';
 import { booleanOption, functionOption, nameOption, rejectUnknownKeys, requireObject } from '../base/validate';
 import { parseRules } from './rules';
-import type { LimiterOptions, PriorityFunction } from './types';
+import { isLimitsFeed } from './live-limits';
+import type { LimitsFeed } from './live-limits';
+import type { LimiterOptions, LimitRule, PriorityFunction } from './types';
 import type { CompiledRule } from './rules';
 import type { ResilienceConfig } from '../resilience/options';
 import type { Store } from '../store/store';
@@ -33,6 +35,9 @@ export interface LimiterConfig<Req> {
   /** Where warnings go, each code once: the user's onWarning, else the console. */
   warn: Warn;
   resilience: ResilienceConfig;
+  /** Set when `limits` was a feed: the engine follows it, checking each update with `compile`. */
+  feed?: LimitsFeed<Req> | undefined;
+  compile: (rules: readonly LimitRule<Req>[]) => CompiledRule<Req>[];
 }
 
 /**
@@ -59,17 +64,19 @@ export function parseLimiterOptions<Req>(options: LimiterOptions<Req>, allowNoRu
       'createLimiter.clock differs from the clock of the MemoryStore given as store; pass one clock to both',
     );
   }
+  const shadow = raw.shadow === undefined ? false : booleanOption('createLimiter.shadow', raw.shadow);
+  const priority =
+    raw.priority === undefined
+      ? undefined
+      : functionOption<PriorityFunction<Req>>('createLimiter.priority', raw.priority);
+  const compile = (rules: unknown) => parseRules<Req>(rules, shadow, priority, allowNoRules);
+  const feed = isLimitsFeed(raw.limits) ? (raw.limits as LimitsFeed<Req>) : undefined;
   return {
     store,
     prefix,
-    rules: parseRules<Req>(
-      raw.limits,
-      raw.shadow === undefined ? false : booleanOption('createLimiter.shadow', raw.shadow),
-      raw.priority === undefined
-        ? undefined
-        : functionOption<PriorityFunction<Req>>('createLimiter.priority', raw.priority),
-      allowNoRules,
-    ),
+    rules: compile(feed === undefined ? raw.limits : feed.rules),
+    feed,
+    compile,
     clock: clock ?? Date.now,
     warn,
     resilience: parseResilienceOptions(raw),

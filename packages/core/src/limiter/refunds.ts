@@ -16,7 +16,7 @@ export class Refunds implements RefundTarget {
   readonly #guarded: GuardedStore;
   readonly #events: SafeEvents;
   readonly #clock: () => number;
-  readonly #leasing: Leasing | undefined;
+  #leasing: Leasing | undefined;
 
   constructor(
     store: Store,
@@ -29,6 +29,11 @@ export class Refunds implements RefundTarget {
     this.#guarded = guarded;
     this.#events = events;
     this.#clock = clock;
+    this.#leasing = leasing;
+  }
+
+  /** Leases began (a reload brought the first leased rule): ticketed units go back to their pool. */
+  leaseWith(leasing: Leasing): void {
     this.#leasing = leasing;
   }
 

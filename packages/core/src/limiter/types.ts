@@ -78,8 +78,11 @@ export interface LimiterOptions<Req = unknown> extends ResilienceOptions<Req> {
   store?: Store;
   /** Start of every key. Default `'fg'`. */
   prefix?: string;
-  /** The layers; a request passes only if every layer that applies allows it. */
-  limits: readonly LimitRule<Req>[];
+  /**
+   * The layers; a request passes only if every layer that applies allows it. A LimitsFeed (e.g.
+   * @floodgate/config's limitsFromFile) replaces them while the limiter runs.
+   */
+  limits: readonly LimitRule<Req>[] | LimitsFeed<Req>;
   /** Shadow mode for every rule: decisions are counted and reported, never enforced. Default false. */
   shadow?: boolean;
   /** Every rule's priority function (a rule's own wins). Default: every request is normal. */
@@ -138,4 +141,20 @@ export interface Limiter<Req = unknown> {
   unblock(ctx: KeyContext<Req>, options?: RuleSelector): Promise<void>;
   /** Gives leased units back to the store; call it before the process exits. */
   close(): Promise<void>;
+}
+
+/** A new set of rules from a feed's source, or the reason its source could not give one. */
+export type LimitsUpdate<Req = unknown> =
+  | { readonly rules: readonly LimitRule<Req>[]; readonly error?: undefined }
+  | { readonly rules?: undefined; readonly error: unknown };
+
+/**
+ * Rules that change while the limiter runs (a watched file, a Redis key): give one as `limits`.
+ * `rules` are the current ones; each update a limiter receives replaces its rules between two
+ * requests: every request is decided by one set, the old or the new, never a mix.
+ */
+export interface LimitsFeed<Req = unknown> {
+  readonly rules: readonly LimitRule<Req>[];
+  /** Calls `listener` with each update; returns the function that stops it. */
+  subscribe(listener: (update: LimitsUpdate<Req>) => void): () => void;
 }

@@ -165,15 +165,18 @@ describe('buildHeaders rejects bad options', () => {
   it.each([
     [
       { standardHeaders: 'draft-9' },
-      `buildHeaders.standardHeaders must be one of 'draft-6', 'draft-7', 'draft-8', false, got "draft-9"`,
+      `buildHeaders.standardHeaders must be one of 'draft-6', 'draft-7', 'draft-8', 'draft-11', false, got "draft-9"`,
     ],
     [
       { standardHeaders: true },
-      `buildHeaders.standardHeaders must be one of 'draft-6', 'draft-7', 'draft-8', false, got true`,
+      `buildHeaders.standardHeaders must be one of 'draft-6', 'draft-7', 'draft-8', 'draft-11', false, got true`,
     ],
     [{ legacyHeaders: 'yes' }, 'buildHeaders.legacyHeaders must be a boolean, got "yes"'],
     [{ now: Number.NaN }, 'buildHeaders.now must be a finite number of epoch milliseconds, got NaN'],
-    [{ draft: 8 }, 'buildHeaders: unknown option "draft"; expected one of standardHeaders, legacyHeaders, now'],
+    [
+      { draft: 8 },
+      'buildHeaders: unknown option "draft"; expected one of standardHeaders, legacyHeaders, partitionKey, now',
+    ],
   ])('%o', (options, message) => {
     expect(() => buildHeaders(single, options as never)).toThrow(
       expect.objectContaining({ message, code: 'ERR_FLOODGATE_INVALID_OPTION' }),

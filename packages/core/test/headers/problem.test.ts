@@ -35,6 +35,7 @@ describe('buildProblem', () => {
       status: 503,
       detail: 'The service cannot accept requests right now; try again in 1 second.',
       retryAfter: 1,
+      'violated-policies': [],
     });
   });
 });

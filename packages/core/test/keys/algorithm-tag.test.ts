@@ -9,11 +9,12 @@ import {
   slidingWindow,
   tokenBucket,
   type DecisionEvent,
+  type LimitRule,
 } from '@floodgate/core';
 import { contextOf } from '../keys/context';
 
 /** The keys a limiter of `algorithm` writes for client `a` under rule `ip`, prefix `fg`. */
-async function keyOf(algorithm: Parameters<typeof createLimiter>[0]['limits'][number]['algorithm']): Promise<string> {
+async function keyOf(algorithm: LimitRule['algorithm']): Promise<string> {
   const keys: string[] = [];
   const limiter = createLimiter({
     limits: [{ name: 'ip', key: () => 'a', algorithm }],

@@ -1,0 +1,3 @@
+// Names the fragments of packages/config/README.md take from their surroundings.
+declare const app: import('express').Express;
+declare const redis: import('ioredis').Redis;
