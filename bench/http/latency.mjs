@@ -2,7 +2,7 @@
 // request costs a client in time. Each contender alone, one hot key under a limit it never reaches,
 // `hey -z <s>s -c 20 -q <rate/20>` (Debian's hey: 20 workers, each held to its share of the rate).
 import { HOT_KEY, LOAD } from './config.mjs';
-import { track } from './processes.mjs';
+import { runCollecting } from './processes.mjs';
 
 /** The contenders of the latency table, per framework: bare, Floodgate and the best-known peer. */
 export const LATENCY_CONTENDERS = {
@@ -57,15 +57,7 @@ export function offeredRates(bareMax) {
 export async function hey(port, rate, seconds) {
   const args = ['-z', `${seconds}s`, '-c', String(WORKERS), '-q', String(rate / WORKERS)];
   args.push('-H', `x-api-key: ${HOT_KEY}`, `http://127.0.0.1:${port}/`);
-  const child = track('hey', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-  });
-  const code = await child.exited;
+  const { code, output } = await runCollecting('hey', args);
   const percentile = (p) => Number(new RegExp(`^\\s+${p}% in ([\\d.]+) secs`, 'm').exec(output)?.[1]) * 1000;
   const achieved = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
   const statuses = {};

@@ -1,7 +1,7 @@
 // One measurement: wrk against a contender's port, with the node and redis-server CPU it cost
 // (from /proc) and what Redis ran for it (INFO commandstats, reset just before).
 import { DENIED_KEY, HOT_KEY, LOAD } from './config.mjs';
-import { cpuMicros, track } from './processes.mjs';
+import { cpuMicros, runCollecting } from './processes.mjs';
 
 const LUA = new URL('./load.lua', import.meta.url).pathname;
 const SCRIPT_COMMANDS = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro', 'fcall', 'fcall_ro']);
@@ -18,15 +18,7 @@ function loadArgs(keys) {
 export async function wrk(port, keys, seconds) {
   const args = [`-t${LOAD.threads}`, `-c${LOAD.connections}`, `-d${seconds}s`, '--latency', '-s', LUA];
   args.push(`http://127.0.0.1:${port}/`, '--', ...loadArgs(keys));
-  const child = track('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-  });
-  const code = await child.exited;
+  const { code, output } = await runCollecting('wrk', args);
   const line = output.split('\n').find((text) => text.startsWith('WRKJSON '));
   if (code !== 0 || line === undefined) throw new Error(`wrk ${args.join(' ')} failed (${code}):\n${output}`);
   const result = JSON.parse(line.slice('WRKJSON '.length));

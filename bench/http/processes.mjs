@@ -33,6 +33,19 @@ export function track(command, args, options) {
   return child;
 }
 
+/** Runs a tracked child to its end; resolves with its exit code and everything it printed (stdout and stderr). */
+export async function runCollecting(command, args) {
+  const child = track(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (chunk) => {
+    output += chunk;
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const code = await child.exited;
+  return { code, output };
+}
+
 /** Stops a tracked child: SIGTERM, then SIGKILL if it is still there after `graceMs`. */
 export async function stop(child, graceMs = 2000) {
   if (!alive.has(child)) return;
