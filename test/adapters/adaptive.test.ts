@@ -113,4 +113,28 @@ describe.each(drivers)('$name', (driver) => {
       await Promise.all([...held, ops]);
     });
   });
+  it('a priority function that throws makes the request normal (the reserve stays shut), warned once', async () => {
+    const layer = adaptiveConcurrency({ initialLimit: 4, minLimit: 1, maxLimit: 4, reserve: 0.5 });
+    const gate = holdGate();
+    const warnings: string[] = [];
+    const onWarning = (warning: { code: string; message: string }) => {
+      warnings.push(`${warning.code}: ${warning.message}`);
+    };
+    const priority = (req: unknown) => {
+      if (driver.headerOf(req, 'x-ops') === 'yes') throw new Error('cannot read the roster');
+      return 'critical' as const;
+    };
+    await withApp(driver, { options: { limits: [layer], priority, onWarning }, hold: gate.hold }, async (app) => {
+      const held = [get(app.url, '/hold'), get(app.url, '/hold')];
+      await gate.arrived(2);
+      expect((await get(app.url, '/', { 'x-ops': 'yes' })).status).toBe(503);
+      expect((await get(app.url, '/', { 'x-ops': 'yes' })).status).toBe(503);
+      expect(layer.snapshot()).toMatchObject({ inFlight: 2, shed: { normal: 2, critical: 0 } });
+      expect(warnings).toEqual([
+        'WARN_FLOODGATE_PRIORITY_FAILED: the priority function threw cannot read the roster; such requests are normal (they cannot use the reserve)',
+      ]);
+      gate.open();
+      await Promise.all(held);
+    });
+  });
 });

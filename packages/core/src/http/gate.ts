@@ -1,6 +1,7 @@
 import { MAX_TIMER_MS } from '../base/duration';
 import { AlgorithmFunctionError, InvalidCostError } from '../base/errors';
 import { writeHeaders } from './headers';
+import { askPriority } from '../limiter/ask-priority';
 import { LimiterDecision } from '../limiter/limiter-decision';
 import { isThenable } from '../base/thenable';
 import { WarningCode } from '../base/warnings';
@@ -254,16 +255,7 @@ export class Gate<Req, Res> implements AddressSource<Req> {
   #adaptivePriority(ctx: RequestContext<Req>): Priority | undefined {
     if (ctx.priority !== undefined) return ctx.priority;
     const priority = this.config.adaptivePriority;
-    if (priority === undefined) return undefined;
-    try {
-      return priority(ctx.req);
-    } catch (error) {
-      this.config.warn(
-        WarningCode.priorityFailed,
-        `the priority function threw ${error instanceof Error ? error.message : String(error)}; such requests are normal (they cannot use the reserve)`,
-      );
-      return undefined;
-    }
+    return priority === undefined ? undefined : askPriority(priority, ctx.req, this.config.warn);
   }
 
   /** Shed by the adaptive layer: 503, reported to the limiter's events like any denial. */

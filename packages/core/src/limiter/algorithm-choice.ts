@@ -2,10 +2,10 @@ import { algorithmProblem } from '../algorithms/shape';
 import { AlgorithmFunctionError, show } from '../base/errors';
 import { isThenable } from '../base/thenable';
 import { WarningCode } from '../base/warnings';
-import { Deadlines } from '../resilience/deadline';
 import { Failure, toFailure, toTimeout } from './function-failure';
 import type { Algorithm } from '../algorithms/types';
 import type { Warn } from '../base/warnings';
+import type { Deadlines } from '../resilience/deadline';
 import type { CompiledRule } from './rules';
 import type { AlgorithmFunction } from './types';
 
@@ -17,8 +17,8 @@ export class AlgorithmChoice<Req> {
   readonly #deadlines: Deadlines;
   readonly #warn: Warn;
 
-  constructor(timeoutMs: number, warn: Warn) {
-    this.#deadlines = new Deadlines(timeoutMs);
+  constructor(deadlines: Deadlines, warn: Warn) {
+    this.#deadlines = deadlines;
     this.#warn = warn;
   }
 

@@ -1,6 +1,7 @@
 import { checkedClock } from '../base/clock';
 import { isThenable } from '../base/thenable';
 import { safeEvents } from '../resilience/events';
+import { Deadlines } from '../resilience/deadline';
 import { guardStore } from '../resilience/guarded-store';
 import { AlgorithmChoice } from './algorithm-choice';
 import { Charging } from './charging';
@@ -64,8 +65,10 @@ export class LimiterEngine<Req = unknown> implements RefundTarget {
     const guarded = guardStore(config.store, config.resilience, events, clock);
     this.#guarded = guarded;
     const set = ruleSetOf(config.rules, config.prefix);
-    const choice = new AlgorithmChoice<Req>(config.resilience.timeout, warn);
-    this.#keys = new KeyResolution(config.prefix, set, choice, warn, config.resilience.timeout);
+    // Key and algorithm functions answer within the limiter's timeout; one turn's calls share a timer.
+    const deadlines = new Deadlines(config.resilience.timeout);
+    const choice = new AlgorithmChoice<Req>(deadlines, warn);
+    this.#keys = new KeyResolution(config.prefix, set, choice, warn, deadlines);
     this.#refunds = new Refunds(config.store, guarded, events, clock, undefined);
     this.#charging = new Charging(config.store, guarded, events, this.#refunds, undefined, set.needsRequestId);
     this.#controls = new KeyControls(this.#keys, guarded, undefined);

@@ -4,12 +4,13 @@ import { isThenable } from '../base/thenable';
 import { WarningCode } from '../base/warnings';
 import { ipKey } from '../keys/by-ip';
 import { encodeIdentity } from '../keys/identity';
-import { Deadlines } from '../resilience/deadline';
+import { askPriority } from './ask-priority';
 import { Failure, toFailure, toTimeout } from './function-failure';
 import { keyStartOf } from './rule-set';
 import type { MaybePromise } from '../base/thenable';
 import type { Warn } from '../base/warnings';
 import type { KeyContext } from '../keys/context';
+import type { Deadlines } from '../resilience/deadline';
 import type { AlgorithmChoice } from './algorithm-choice';
 import type { RuleCall } from './rule-call';
 import type { RuleSet } from './rule-set';
@@ -31,8 +32,8 @@ export class KeyResolution<Req> {
   /** A key function is held to the limiter's timeout, as an algorithm function is. */
   readonly #deadlines: Deadlines;
 
-  constructor(prefix: string, set: RuleSet<Req>, choice: AlgorithmChoice<Req>, warn: Warn, timeoutMs: number) {
-    this.#deadlines = new Deadlines(timeoutMs);
+  constructor(prefix: string, set: RuleSet<Req>, choice: AlgorithmChoice<Req>, warn: Warn, deadlines: Deadlines) {
+    this.#deadlines = deadlines;
     this.#prefix = prefix;
     this.#set = set;
     this.#choice = choice;
@@ -114,7 +115,7 @@ export class KeyResolution<Req> {
       } else {
         if (rule.priority !== undefined && rule.priority !== askedPriority) {
           askedPriority = rule.priority;
-          critical = this.#isCritical(rule.priority, ctx.req);
+          critical = askPriority(rule.priority, ctx.req, this.#warn) === 'critical';
         }
         isCritical = rule.priority !== undefined && critical;
       }
@@ -133,19 +134,6 @@ export class KeyResolution<Req> {
       });
     }
     return calls;
-  }
-
-  /** Only `'critical'` opens the reserve; a function that throws makes the request normal (reported once). */
-  #isCritical(priority: PriorityFunction<Req>, req: Req): boolean {
-    try {
-      return priority(req) === 'critical';
-    } catch (error) {
-      this.#warn(
-        WarningCode.priorityFailed,
-        `the priority function threw ${error instanceof Error ? error.message : show(error)}; such requests are normal (they cannot use the reserve)`,
-      );
-      return false;
-    }
   }
 
   /**
