@@ -2,15 +2,21 @@
 // the Floodgate contenders (a matrix of adapter × variant) and the peers, grouped by framework.
 // server.mjs builds each contender from these names; run.mjs runs them in this order.
 
-/** The load wrk puts on each contender: `wrk -t2 -c50 -d5s`, after a 1 s warm-up. */
+/**
+ * The load wrk puts on each contender: `wrk -t2 -c50`, a 1 s warm-up, then `seconds` slices of
+ * SLICE_SECONDS, each paired with a slice of the bare framework.
+ */
 export const LOAD = {
   threads: 2,
   connections: 50,
-  seconds: positiveNumber('BENCH_DURATION', 5),
+  seconds: positiveNumber('BENCH_DURATION', 4),
   warmupSeconds: 1,
   /** Allowed scenario: every request carries one of this many `x-api-key` values, drawn at random. */
   keys: 10_000,
 };
+
+/** wrk counts its duration in whole seconds. */
+export const SLICE_SECONDS = 1;
 
 /** The per-key limit and window of every limiter, per scenario; `expect` is what every response must be. */
 export const SCENARIOS = {

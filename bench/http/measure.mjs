@@ -37,23 +37,49 @@ async function commandStats(admin) {
 }
 
 /**
- * Measures one warmed contender: resets Redis' command stats, reads both processes' CPU, runs wrk
- * for LOAD.seconds, reads them again. `redis` is { admin, pid } or undefined.
+ * One slice of a measurement: resets Redis' command stats, reads both processes' CPU, runs wrk for
+ * `seconds`, reads them again. `redis` is { admin, pid } or undefined. Raw sums: see summarize().
  */
-export async function measure(server, keys, redis) {
+export async function measureSlice(server, keys, redis, seconds) {
   if (redis) await redis.admin.config('RESETSTAT');
   const node0 = cpuMicros(server.pid);
   const redis0 = redis ? cpuMicros(redis.pid) : 0;
-  const load = await wrk(server.port, keys, LOAD.seconds);
+  const load = await wrk(server.port, keys, seconds);
   const nodeCpu = cpuMicros(server.pid) - node0;
   const redisCpu = redis ? cpuMicros(redis.pid) - redis0 : 0;
-  const commands = redis ? await commandStats(redis.admin) : {};
-  const n = load.requests;
+  const commands = redis ? await commandStats(redis.admin) : undefined;
+  return { load, nodeCpu, redisCpu, commands };
+}
+
+/** The figures of a contender (or of a bare framework) over its slices, pooled. */
+export function summarize(slices) {
+  let n = 0;
+  let durationUs = 0;
+  let nodeCpu = 0;
+  let redisCpu = 0;
+  let socketErrors = 0;
+  const statuses = {};
+  const commands = slices[0].commands === undefined ? undefined : {};
+  for (const { load, ...slice } of slices) {
+    n += load.requests;
+    durationUs += load.durationUs;
+    nodeCpu += slice.nodeCpu;
+    redisCpu += slice.redisCpu;
+    socketErrors += load.errors.connect + load.errors.read + load.errors.write + load.errors.timeout;
+    for (const [status, count] of Object.entries(load.statuses)) statuses[status] = (statuses[status] ?? 0) + count;
+    if (commands === undefined) continue;
+    for (const [name, stat] of Object.entries(slice.commands)) {
+      const sum = commands[name] ?? { calls: 0, usec: 0 };
+      sum.calls += stat.calls;
+      sum.usec += stat.usec;
+      commands[name] = sum;
+    }
+  }
   let scripts = 0;
   let scriptUsec = 0;
   let calls = 0;
   let usec = 0;
-  for (const [name, stat] of Object.entries(commands)) {
+  for (const [name, stat] of Object.entries(commands ?? {})) {
     calls += stat.calls;
     usec += stat.usec;
     if (SCRIPT_COMMANDS.has(name)) {
@@ -61,22 +87,29 @@ export async function measure(server, keys, redis) {
       scriptUsec += stat.usec;
     }
   }
-  const non2xx = Object.entries(load.statuses).reduce((sum, [status, count]) => sum + (status < 300 ? 0 : count), 0);
-  const socketErrors = load.errors.connect + load.errors.read + load.errors.write + load.errors.timeout;
+  const non2xx = Object.entries(statuses).reduce((sum, [status, count]) => sum + (Number(status) < 300 ? 0 : count), 0);
+  const redis = commands !== undefined;
   return {
     requests: n,
-    rps: n / (load.durationUs / 1e6),
-    p50: load.p50Us,
-    p99: load.p99Us,
-    statuses: load.statuses,
+    rps: n / (durationUs / 1e6),
+    // Each slice's percentile, the median over slices (wrk reports no histogram to pool).
+    p50: median(slices.map((slice) => slice.load.p50Us)),
+    p99: median(slices.map((slice) => slice.load.p99Us)),
+    statuses: Object.fromEntries(Object.entries(statuses).map(([status, count]) => [Number(status), count])),
     non2xx,
     socketErrors,
     nodeUs: nodeCpu / n,
     redisUs: redis ? redisCpu / n : undefined,
-    commands: redis ? commands : undefined,
+    commands,
     cmdsPerReq: redis ? calls / n : undefined,
     scriptsPerReq: redis ? scripts / n : undefined,
     scriptUsecPerCall: scripts > 0 ? scriptUsec / scripts : undefined,
     usecPerReq: redis ? usec / n : undefined,
   };
+}
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }

@@ -1,28 +1,23 @@
 // Renders the measurements of `pnpm bench:http`: markdown for RESULTS.md (or last-partial.md) and
 // aligned text tables for stdout.
-import { CONTENDERS, EXACTNESS, FLOODGATE, LOAD, REDIS_CLIENT, SCENARIOS } from './config.mjs';
+import { CONTENDERS, EXACTNESS, FLOODGATE, LOAD, REDIS_CLIENT, SCENARIOS, SLICE_SECONDS } from './config.mjs';
 
 const int = (n) => Math.round(n).toLocaleString('en-US');
 const fixed = (n, digits) => (n === undefined || Number.isNaN(n) ? '—' : n.toFixed(digits));
 const ms = (us) => (us / 1000).toFixed(2);
 const signed = (n) => (n === undefined ? '—' : `${n >= 0 ? '+' : ''}${n.toFixed(1)}`);
 const SCRIPTS = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro', 'fcall', 'fcall_ro']);
-const mean = (values) => values.reduce((sum, v) => sum + v, 0) / values.length;
 
 /**
- * Adds to every contender's run the ratio to its bracketing bare runs and its node CPU over
- * theirs. `runs` are in running order; a group's bare runs have role 'before' and 'after'.
+ * Adds to every contender's run the ratio to the bare slices it was paired with, and its node CPU
+ * over theirs. A group's bare row (role 'bare') pools all of the bracket's bare slices.
  */
 export function relate(runs) {
   for (const run of runs) {
     if (run.role !== 'contender' || run.result === undefined) continue;
-    const bares = runs.filter(
-      (other) => other.bracket === run.bracket && other.role !== 'contender' && other.result !== undefined,
-    );
-    if (bares.length === 0) continue;
-    run.bareRps = mean(bares.map((bare) => bare.result.rps));
+    run.bareRps = run.bareResult.rps;
     run.ratio = run.result.rps / run.bareRps;
-    run.nodeUsAdded = run.result.nodeUs - mean(bares.map((bare) => bare.result.nodeUs));
+    run.nodeUsAdded = run.result.nodeUs - run.bareResult.nodeUs;
   }
   return runs;
 }
@@ -46,12 +41,14 @@ const DETAIL_HEADERS = [
 
 function detailRow(run) {
   const r = run.result;
-  const label = run.role === 'contender' ? run.name : `${run.name} (${run.role})`;
+  const label = run.role === 'contender' ? run.name : `${run.name} (all its slices)`;
   if (r === undefined) return [label, 'FAILED', ...DETAIL_HEADERS.slice(2).map(() => '')];
   return [
     label,
     int(r.rps),
-    run.ratio === undefined ? '' : fixed(run.ratio, 2),
+    run.ratio === undefined
+      ? ''
+      : `${fixed(run.ratio, 2)} (${fixed(Math.min(...run.ratios), 2)}–${fixed(Math.max(...run.ratios), 2)})`,
     ms(r.p50),
     ms(r.p99),
     fixed(r.nodeUs, 1),
@@ -214,16 +211,18 @@ ${exactnessTable(exactnessRows)}`;
 ${failed}
 Command: \`${meta.command}\` (turbo build of packages/*, then \`node bench/http/run.mjs\`).
 Date: ${meta.date}; the run took ${meta.elapsed}.
-Load: \`wrk -t${LOAD.threads} -c${LOAD.connections} -d${LOAD.seconds}s --latency -s bench/http/load.lua\` after ${LOAD.warmupSeconds} s of the same as warm-up, on loopback.
+Load: \`wrk -t${LOAD.threads} -c${LOAD.connections} -d${SLICE_SECONDS}s --latency -s bench/http/load.lua\`, ${LOAD.seconds} slices per contender after ${LOAD.warmupSeconds} s of the same as warm-up, each paired with a slice of the bare framework, on loopback.
 Versions: ${meta.versions}.
 Machine: ${meta.machine}.
 
 How to read it: each contender is its own node process, started, warmed, measured and stopped in turn, while
 wrk and a private redis-server share the same ${meta.cores} cores, so absolute req/s are this machine's, this minute's.
-Compare the ratios: **× bare** is the contender's throughput over the mean of the bare framework's, measured just before
-and just after its group in the same scenario (the two bare rows show how much the machine drifted meanwhile).
+Compare the ratios: **× bare** is the contender's throughput over its bare framework's, measured in alternating
+slices (contender, bare, bare, contender, …; the bare framework is a second process, idle while the contender is
+loaded), so a drift of the machine falls on both alike; in brackets, the lowest and highest ratio of a single pair,
+which shows how noisy the run was. The bare row pools every bare slice of the scenario.
 **node µs/req** is the server process' CPU time (user + system, all threads, from /proc/<pid>/stat) over the measured
-interval divided by the requests wrk completed; **− bare** subtracts the bare runs' figure, so it is what the limiter
+interval divided by the requests wrk completed; **− bare** subtracts the paired bare slices' figure, so it is what the limiter
 adds per request. **redis µs/req** is redis-server's CPU per request, the same way. From \`INFO commandstats\` (reset
 just before the measured interval): **cmds/req** counts every command Redis ran per request, including those a script
 ran (Redis counts those too); **scripts/req** the EVAL/EVALSHA/FCALL calls; **script µs/call** their \`usec_per_call\`; and

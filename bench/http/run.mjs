@@ -1,9 +1,9 @@
-// pnpm bench:http: every contender (Floodgate's adapters, the peers, the bare frameworks) in its own
-// process under the same wrk load, per scenario, with the bare framework before and after each group;
+// pnpm bench:http: every contender (Floodgate's adapters, the peers) in its own process under the
+// same wrk load, per scenario, in alternating slices with its bare framework (a process of its own);
 // then the exactness check across two instances. Writes its section of bench/RESULTS.md, or, when
 // BENCH_ONLY or BENCH_SCENARIOS narrow the run (or a run fails), bench/http/last-partial.md.
 //
-// Environment: BENCH_DURATION=<seconds> (default 5), BENCH_ONLY=<substring of contender names>,
+// Environment: BENCH_DURATION=<pairs of 1 s slices> (default 4), BENCH_ONLY=<substring of contender names>,
 // BENCH_SCENARIOS=allowed,hot,denied (a comma-separated subset), BENCH_RATES=<req/s,...> or 'none'
 // (the fixed-rate latency table; default 1,000/s doubling to half of bare's maximum),
 // BENCH_LATENCY_SECONDS=<seconds per rate> (default 8).
@@ -13,10 +13,10 @@ import { cpus, loadavg, release, totalmem } from 'node:os';
 import { Redis } from 'ioredis';
 import { redisServerVersion, startRedisServer } from '../redis-server.mjs';
 import { HTTP_SECTION, writeSection } from '../results-file.mjs';
-import { CONTENDERS, DENIED_KEY, EXACTNESS, GROUPS, LOAD, SCENARIOS } from './config.mjs';
+import { CONTENDERS, DENIED_KEY, EXACTNESS, GROUPS, LOAD, SCENARIOS, SLICE_SECONDS } from './config.mjs';
 import { exactness } from './exactness.mjs';
 import { hey, LATENCY_CONTENDERS, offeredRates, renderLatency } from './latency.mjs';
-import { measure, wrk } from './measure.mjs';
+import { measureSlice, summarize, wrk } from './measure.mjs';
 import { startServer, versionLine } from './processes.mjs';
 import { relate, renderMarkdown, renderText } from './report.mjs';
 
@@ -108,26 +108,55 @@ const runs = [];
 const exactnessRows = [];
 const failures = [];
 
-async function runOne(run) {
+/**
+ * A contender and its bare framework in alternating slices of SLICE_SECONDS (contender, bare,
+ * bare, contender, …): a drift of the machine (another process, a frequency change) falls on both
+ * alike, and each pair gives its own ratio. The bare server is already running and warm.
+ */
+async function runPaired(run, bare) {
   const contender = CONTENDERS.get(run.name);
   const scenario = SCENARIOS[run.scenario];
-  const expect = contender.kind === 'bare' ? 'allowed' : scenario.expect;
   if (redis) await redis.admin.flushall();
-  if (expect === 'denied')
-    await clearOfBoundary(scenario.windowMs, (LOAD.seconds + LOAD.warmupSeconds) * 1000 + 20_000);
+  if (scenario.expect === 'denied')
+    await clearOfBoundary(scenario.windowMs, (2 * LOAD.seconds * SLICE_SECONDS + LOAD.warmupSeconds) * 1000 + 20_000);
   const env = { BENCH_LIMIT: String(scenario.limit), BENCH_WINDOW_MS: String(scenario.windowMs) };
   if (redis) env.BENCH_REDIS_PORT = String(redis.port);
   const server = await startServer(run.name, env);
   try {
-    if (expect === 'denied') await exhaust(server.port, run.name);
-    checkStatuses(`${run.name} warm-up`, expect, await wrk(server.port, scenario.keys, LOAD.warmupSeconds));
-    const result = await measure(server, scenario.keys, contender.redis ? redis : undefined);
-    checkStatuses(run.name, expect, result);
+    if (scenario.expect === 'denied') await exhaust(server.port, run.name);
+    checkStatuses(`${run.name} warm-up`, scenario.expect, await wrk(server.port, scenario.keys, LOAD.warmupSeconds));
+    const mine = [];
+    const theirs = [];
+    const ratios = [];
+    for (let pair = 0; pair < LOAD.seconds; pair++) {
+      const slice = () => measureSlice(server, scenario.keys, contender.redis ? redis : undefined, SLICE_SECONDS);
+      const bareSlice = () => measureSlice(bare.server, scenario.keys, undefined, SLICE_SECONDS);
+      const [ours, base] = pair % 2 === 0 ? [await slice(), await bareSlice()] : [null, await bareSlice()];
+      const contenderSlice = ours ?? (await slice());
+      mine.push(contenderSlice);
+      theirs.push(base);
+      ratios.push(rate(contenderSlice) / rate(base));
+    }
+    const result = summarize(mine);
+    checkStatuses(run.name, scenario.expect, result);
+    const bareResult = summarize(theirs);
+    checkStatuses(`${bare.name} beside ${run.name}`, 'allowed', bareResult);
+    bare.slices.push(...theirs);
     if (result.socketErrors > 0) console.warn(`  ${run.name}: ${result.socketErrors} socket errors (wrk)`);
-    return result;
+    return { result, bareResult, ratios };
   } finally {
     await server.stop();
   }
+}
+
+const rate = (slice) => slice.load.requests / (slice.load.durationUs / 1e6);
+
+/** The bare framework of a bracket, started once and warmed; its slices pooled for its row. */
+async function startBare(name, scenario) {
+  const env = { BENCH_LIMIT: String(scenario.limit), BENCH_WINDOW_MS: String(scenario.windowMs) };
+  const server = await startServer(name, env);
+  checkStatuses(`${name} warm-up`, 'allowed', await wrk(server.port, scenario.keys, LOAD.warmupSeconds));
+  return { name, server, slices: [] };
 }
 
 try {
@@ -137,33 +166,48 @@ try {
     await admin.connect();
     redis = { ...server, admin };
   }
-  const plan = [];
+  const brackets = [];
   for (const scenario of scenarios) {
-    for (const group of groups) {
-      const bracket = `${scenario}:${group.framework}`;
-      plan.push({ scenario, bracket, name: group.bare, role: 'before' });
-      for (const name of group.contenders) plan.push({ scenario, bracket, name, role: 'contender' });
-      plan.push({ scenario, bracket, name: group.bare, role: 'after' });
-    }
+    for (const group of groups) brackets.push({ scenario, group, bracket: `${scenario}:${group.framework}` });
   }
+  const total = brackets.reduce((sum, b) => sum + b.group.contenders.length, 0);
   console.log(
-    `bench:http: ${plan.length} runs of ${LOAD.warmupSeconds} + ${LOAD.seconds} s (${scenarios.join(', ')}), then exactness for ${exactnessNames.length}`,
+    `bench:http: ${total} contender runs (${scenarios.join(', ')}), each ${LOAD.warmupSeconds} s of warm-up then ${LOAD.seconds} pairs of ${SLICE_SECONDS} s slices beside its bare framework; then exactness for ${exactnessNames.length}`,
   );
-  for (const [i, run] of plan.entries()) {
-    const tag = `[${String(i + 1).padStart(String(plan.length).length)}/${plan.length}] ${run.scenario.padEnd(7)} ${run.role === 'contender' ? run.name : `${run.name} (${run.role})`}`;
+  let done = 0;
+  for (const { scenario, group, bracket } of brackets) {
+    const firstRun = runs.length;
+    let bare;
     try {
-      run.result = await runOne(run);
-      const r = run.result;
-      const redisPart = r.redisUs === undefined ? '' : `, redis ${r.redisUs.toFixed(1)} µs/req`;
-      console.log(
-        `${tag.padEnd(62)} ${Math.round(r.rps).toString().padStart(6)} req/s, node ${r.nodeUs.toFixed(1)} µs/req${redisPart}`,
-      );
+      bare = await startBare(group.bare, SCENARIOS[scenario]);
     } catch (error) {
-      run.failure = error.message.split('\n')[0];
-      failures.push(`${run.scenario} ${run.name}: ${error.message}`);
-      console.error(`${tag} FAILED: ${error.message}`);
+      failures.push(`${scenario} ${group.bare}: ${error.message}`);
+      console.error(`${scenario} ${group.bare} FAILED: ${error.message}`);
+      continue;
     }
-    runs.push(run);
+    try {
+      for (const name of group.contenders) {
+        const run = { scenario, bracket, name, role: 'contender' };
+        const tag = `[${String(++done).padStart(String(total).length)}/${total}] ${scenario.padEnd(7)} ${name}`;
+        try {
+          Object.assign(run, await runPaired(run, bare));
+          const r = run.result;
+          const redisPart = r.redisUs === undefined ? '' : `, redis ${r.redisUs.toFixed(1)} µs/req`;
+          console.log(
+            `${tag.padEnd(56)} ${Math.round(r.rps).toString().padStart(6)} req/s, × bare ${(r.rps / run.bareResult.rps).toFixed(2)} (pairs ${run.ratios.map((x) => x.toFixed(2)).join(' ')}), node ${r.nodeUs.toFixed(1)} µs/req${redisPart}`,
+          );
+        } catch (error) {
+          run.failure = error.message.split('\n')[0];
+          failures.push(`${scenario} ${name}: ${error.message}`);
+          console.error(`${tag} FAILED: ${error.message}`);
+        }
+        runs.push(run);
+      }
+    } finally {
+      await bare.server.stop();
+    }
+    if (bare.slices.length > 0)
+      runs.splice(firstRun, 0, { scenario, bracket, name: group.bare, role: 'bare', result: summarize(bare.slices) });
   }
   for (const name of exactnessNames) {
     try {
