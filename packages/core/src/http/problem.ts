@@ -117,11 +117,45 @@ function penalised(decision: Decision): boolean {
  * const { status, contentType, body } = negotiateProblem(req.headers.accept, decision);
  */
 export function negotiateProblem(accept: string | undefined, decision: Decision, status = 429): ProblemResponse {
-  const problem = buildProblem(decision, status);
   if (acceptsJson(accept)) {
-    return { status: problem.status, contentType: 'application/problem+json', body: JSON.stringify(problem) };
+    return {
+      status: deniedStatus(decision, status),
+      contentType: 'application/problem+json',
+      body: problemJson(decision, status),
+    };
   }
+  const problem = buildProblem(decision, status);
   return { status: problem.status, contentType: 'text/plain; charset=utf-8', body: problem.detail };
+}
+
+// The last JSON body and what it was built from: a client hammering a spent key gets the same body
+// for a whole second, and building it (an object, then JSON.stringify) is most of a 429's own cost.
+let lastShape = '';
+let lastJson = '';
+
+/** buildProblem as JSON, reused while the answer is the same as the last one's. */
+function problemJson(decision: Decision, status: number): string {
+  if (decision.unavailable === true) return JSON.stringify(buildProblem(decision, status));
+  const shape = problemShape(decision, status);
+  if (shape !== lastShape) {
+    lastJson = JSON.stringify(buildProblem(decision, status));
+    lastShape = shape;
+  }
+  return lastJson;
+}
+
+/** Everything buildProblem reads, as a string no two different bodies share (names are length-prefixed). */
+function problemShape(decision: Decision, status: number): string {
+  let shape =
+    decision.retryAfter <= 0
+      ? `r${status}`
+      : `${penalised(decision) ? 'p' : 'q'}${status}/${retryAfterSeconds(decision.retryAfter)}`;
+  const results = decision.results;
+  for (let i = 0; i < results.length; i++) {
+    const layer = results[i] as Decision['results'][number];
+    if (!layer.allowed && !layer.shadow) shape += `|${layer.rule.length}:${layer.rule}`;
+  }
+  return shape;
 }
 
 interface MediaRange {

@@ -79,4 +79,33 @@ describe('negotiateProblem', () => {
       contentType: 'application/problem+json',
     });
   });
+
+  it('a body reused from the last 429 is only ever the body this decision would get', () => {
+    const denied = (rules: string[], retryAfter: number) =>
+      decision(
+        rules[0],
+        rules.map((rule) => layer({ rule, allowed: false, remaining: 0, retryAfter })),
+      );
+    // Each differs from the one before in one thing the body shows; two split a name differently.
+    const sequence = [
+      denied(['a|1:b'], 5_000),
+      denied(['a|b'], 5_000),
+      denied(['a', 'b'], 5_000),
+      denied(['a', 'b'], 5_000),
+      denied(['a', 'b'], 6_000),
+      denied(['a'], 6_000),
+      denied(['a'], 0),
+      decision('a', [
+        layer({ rule: 'a', allowed: false, remaining: 0, retryAfter: 6_000 }),
+        layer({ rule: 'b', allowed: false, shadow: true, retryAfter: 6_000 }),
+      ]),
+    ];
+    for (const status of [429, 403]) {
+      for (const [i, each] of sequence.entries()) {
+        expect(JSON.parse(negotiateProblem(undefined, each, status).body), `${status}, decision ${i}`).toEqual(
+          buildProblem(each, status),
+        );
+      }
+    }
+  });
 });
