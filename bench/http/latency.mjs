@@ -1,6 +1,7 @@
 // Latency at fixed offered rates: below saturation, where batching has nothing to batch, what a
-// request costs a client in time. Each contender alone, one hot key under a limit it never reaches,
-// `hey -z <s>s -c 20 -q <rate/20>` (Debian's hey: 20 workers, each held to its share of the rate).
+// request costs a client in time. One hot key under a limit it never reaches, `hey -z 2s -c 20
+// -q <rate/20> -o csv` (Debian's hey: 20 workers, each held to its share of the rate), the
+// contenders of a framework taking turns.
 import { HOT_KEY, LOAD } from './config.mjs';
 import { runCollecting } from './processes.mjs';
 
@@ -31,6 +32,9 @@ export const LATENCY_CONTENDERS = {
 
 const WORKERS = 20;
 
+/** The latency of a rate is measured in turns of this many seconds (hey counts whole seconds). */
+export const LATENCY_SLICE_SECONDS = 2;
+
 /**
  * The offered rates: BENCH_RATES (comma-separated requests/s, or 'none'), else 1,000/s doubling
  * up to half of the bare framework's measured maximum (`bareMax`), at most five rates.
@@ -53,20 +57,40 @@ export function offeredRates(bareMax) {
   return rates;
 }
 
-/** Runs hey at `rate` for `seconds`; resolves with { rate, achieved, p50, p99 (ms), statuses }. */
-export async function hey(port, rate, seconds) {
-  const args = ['-z', `${seconds}s`, '-c', String(WORKERS), '-q', String(rate / WORKERS)];
+/**
+ * One slice: hey at `rate` for `seconds`, every response's latency kept (`-o csv`, 0.1 ms steps).
+ * Resolves with { latencies (ms), statuses, seconds }.
+ */
+export async function heySlice(port, rate, seconds) {
+  const args = ['-z', `${seconds}s`, '-c', String(WORKERS), '-q', String(rate / WORKERS), '-o', 'csv'];
   args.push('-H', `x-api-key: ${HOT_KEY}`, `http://127.0.0.1:${port}/`);
   const { code, output } = await runCollecting('hey', args);
-  const percentile = (p) => Number(new RegExp(`^\\s+${p}% in ([\\d.]+) secs`, 'm').exec(output)?.[1]) * 1000;
-  const achieved = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1]);
-  const statuses = {};
-  for (const match of output.matchAll(/\[(\d{3})\]\s+(\d+) responses/g)) statuses[match[1]] = Number(match[2]);
-  const result = { rate, achieved, p50: percentile(50), p99: percentile(99), statuses };
-  if (code !== 0 || !Number.isFinite(result.p99) || !Number.isFinite(achieved)) {
+  const lines = output.split('\n');
+  if (code !== 0 || !lines[0]?.startsWith('response-time,')) {
     throw new Error(`hey ${args.join(' ')} failed (${code}):\n${output.slice(-2000)}`);
   }
-  return result;
+  const latencies = [];
+  const statuses = {};
+  for (let i = 1; i < lines.length; i++) {
+    const fields = lines[i].split(',');
+    if (fields.length < 7) continue;
+    latencies.push(Number(fields[0]) * 1000);
+    statuses[fields[6]] = (statuses[fields[6]] ?? 0) + 1;
+  }
+  if (latencies.length === 0) throw new Error(`hey ${args.join(' ')} got no response`);
+  return { latencies, statuses, seconds };
+}
+
+/** A contender's slices at one rate, pooled: { rate, achieved, p50, p99 (ms), statuses }. */
+export function pooled(rate, slices) {
+  const all = slices.flatMap((slice) => slice.latencies).sort((a, b) => a - b);
+  const at = (q) => all[Math.min(all.length - 1, Math.ceil(q * all.length) - 1)];
+  const statuses = {};
+  for (const slice of slices) {
+    for (const [status, n] of Object.entries(slice.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+  }
+  const seconds = slices.reduce((sum, slice) => sum + slice.seconds, 0);
+  return { rate, achieved: all.length / seconds, p50: at(0.5), p99: at(0.99), statuses };
 }
 
 /** The markdown table: one row per contender, p50 / p99 in ms per rate. */
@@ -86,7 +110,7 @@ export function renderLatency(rows, rates, seconds) {
     '',
     `### Latency at fixed offered rates (ms)`,
     '',
-    `Each contender alone, one hot key under a limit it never reaches; \`hey -z ${seconds}s -c ${WORKERS} -q <rate/${WORKERS}>\` after a ${LOAD.warmupSeconds} s warm-up. A rate in brackets is what was achieved when it fell short of the offered rate by more than 5 %.`,
+    `One hot key under a limit it never reaches; \`hey -z ${LATENCY_SLICE_SECONDS}s -c ${WORKERS} -q <rate/${WORKERS}> -o csv\` after a ${LOAD.warmupSeconds} s warm-up. The framework's contenders run side by side (idle but one) and take turns, ${seconds / LATENCY_SLICE_SECONDS} slices each per rate, in an order that rotates and reverses every round, so a drift of the machine falls on all of them; the percentiles are over every response of a contender's slices pooled (hey records 0.1 ms steps). A rate in brackets is what was achieved when it fell short of the offered rate by more than 5 %.`,
     '',
     head,
     rule,

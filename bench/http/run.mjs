@@ -15,7 +15,14 @@ import { redisServerVersion, startRedisServer } from '../redis-server.mjs';
 import { HTTP_SECTION, writeSection } from '../results-file.mjs';
 import { CONTENDERS, DENIED_KEY, EXACTNESS, GROUPS, LOAD, SCENARIOS, SLICE_SECONDS } from './config.mjs';
 import { exactness } from './exactness.mjs';
-import { hey, LATENCY_CONTENDERS, offeredRates, renderLatency } from './latency.mjs';
+import {
+  heySlice,
+  LATENCY_CONTENDERS,
+  LATENCY_SLICE_SECONDS,
+  offeredRates,
+  pooled,
+  renderLatency,
+} from './latency.mjs';
 import { measureSlice, summarize, wrk } from './measure.mjs';
 import { startServer, versionLine } from './processes.mjs';
 import { relate, renderMarkdown, renderText } from './report.mjs';
@@ -232,15 +239,15 @@ try {
   rates = offeredRates(Number.isFinite(bareMax) ? bareMax : undefined);
   if (rates.length > 0 && latencyNames.length > 0) {
     console.log(`\nlatency: ${latencyNames.length} contenders at ${rates.join(', ')} req/s, ${latencySeconds} s each`);
-    for (const name of latencyNames) {
-      const row = { name, byRate: new Map() };
+    for (const group of groups) {
+      const names = latencyNames.filter((name) => (LATENCY_CONTENDERS[group.framework] ?? []).includes(name));
+      if (names.length === 0) continue;
       try {
-        await latencyOne(name, row);
+        latencyRows.push(...(await latencyGroup(names)));
       } catch (error) {
-        failures.push(`latency ${name}: ${error.message}`);
-        console.error(`latency ${name} FAILED: ${error.message}`);
+        failures.push(`latency ${group.framework}: ${error.message}`);
+        console.error(`latency ${group.framework} FAILED: ${error.message}`);
       }
-      latencyRows.push(row);
     }
   }
 } finally {
@@ -252,29 +259,51 @@ try {
 
 relate(runs);
 
-/** One contender alone at each offered rate, on the hot key of the 'hot' scenario. */
-async function latencyOne(name, row) {
-  const contender = CONTENDERS.get(name);
+/**
+ * The latency contenders of one framework side by side, idle but the one under load, taking turns
+ * of LATENCY_SLICE_SECONDS at each rate; the order rotates and reverses every round.
+ */
+async function latencyGroup(names) {
   const scenario = SCENARIOS.hot;
   if (redis) await redis.admin.flushall();
-  const env = { BENCH_LIMIT: String(scenario.limit), BENCH_WINDOW_MS: String(scenario.windowMs) };
-  if (redis && contender.redis) env.BENCH_REDIS_PORT = String(redis.port);
-  const server = await startServer(name, env);
+  const servers = new Map();
+  const rows = new Map(names.map((name) => [name, { name, byRate: new Map() }]));
   try {
-    await hey(server.port, rates[0], LOAD.warmupSeconds);
+    for (const name of names) {
+      const env = { BENCH_LIMIT: String(scenario.limit), BENCH_WINDOW_MS: String(scenario.windowMs) };
+      if (redis && CONTENDERS.get(name).redis) env.BENCH_REDIS_PORT = String(redis.port);
+      servers.set(name, await startServer(name, env));
+    }
+    for (const name of names) await heySlice(servers.get(name).port, rates[0], LOAD.warmupSeconds);
+    const rounds = Math.max(1, Math.round(latencySeconds / LATENCY_SLICE_SECONDS));
     for (const rate of rates) {
-      const result = await hey(server.port, rate, latencySeconds);
-      const wrong = Object.entries(result.statuses).filter(([status]) => !status.startsWith('2'));
-      if (wrong.length > 0)
-        throw new Error(`at ${rate}/s expected every response 2xx, got ${JSON.stringify(result.statuses)}`);
-      row.byRate.set(rate, result);
-      console.log(
-        `latency ${name.padEnd(34)} ${String(rate).padStart(6)}/s: p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms (${Math.round(result.achieved)}/s)`,
-      );
+      const slices = new Map(names.map((name) => [name, []]));
+      for (let round = 0; round < rounds; round++) {
+        const rotated = names.map((_, i) => names[(i + round) % names.length]);
+        const order = round % 2 === 0 ? rotated : rotated.reverse();
+        for (const name of order) {
+          slices.get(name).push(await heySlice(servers.get(name).port, rate, LATENCY_SLICE_SECONDS));
+        }
+      }
+      for (const name of names) {
+        const result = pooled(rate, slices.get(name));
+        const wrong = Object.entries(result.statuses).filter(([status]) => !status.startsWith('2'));
+        if (wrong.length > 0) {
+          failures.push(
+            `latency ${name}: at ${rate}/s expected every response 2xx, got ${JSON.stringify(result.statuses)}`,
+          );
+          continue;
+        }
+        rows.get(name).byRate.set(rate, result);
+        console.log(
+          `latency ${name.padEnd(34)} ${String(rate).padStart(6)}/s: p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms (${Math.round(result.achieved)}/s)`,
+        );
+      }
     }
   } finally {
-    await server.stop();
+    for (const server of servers.values()) await server.stop();
   }
+  return [...rows.values()];
 }
 
 function packageVersion(name) {
