@@ -87,6 +87,9 @@ function fallbackOption(name: string, raw: Record<string, unknown>): string | un
  * id are dropped. A string that is not an address is returned as it is.
  */
 export function ipKey(value: string, ipv6Subnet: number): string {
+  // What nearly every request carries, as the socket reports it: answered without parsing.
+  if (isPlainIpv4(value, 0)) return value;
+  if (value.startsWith(MAPPED) && isPlainIpv4(value, MAPPED.length)) return value.slice(MAPPED.length);
   const address = parseAddress(value);
   if (address === undefined) return value;
   if (address.kind() === 'ipv4') return address.toString();
@@ -95,6 +98,35 @@ export function ipKey(value: string, ipv6Subnet: number): string {
   if (ipv4 !== undefined) return ipv4.toString();
   const parts = isLocalUseNat64(ipv6) ? ipv6.parts : maskParts(ipv6.parts, ipv6Subnet);
   return new ipaddr.IPv6(parts).toRFC5952String();
+}
+
+/** How a dual-stack Node server reports an IPv4 client. */
+const MAPPED = '::ffff:';
+
+/**
+ * True when `value` from `start` is a dotted IPv4 address as ipaddr.js writes one (four parts of
+ * 0-255 without leading zeros): its key is itself, so the parse can be skipped.
+ */
+function isPlainIpv4(value: string, start: number): boolean {
+  const end = value.length;
+  if (end - start < 7 || end - start > 15) return false;
+  let parts = 0;
+  let part = -1;
+  let digits = 0;
+  for (let i = start; i < end; i++) {
+    const code = value.charCodeAt(i);
+    if (code === 46) {
+      if (digits === 0 || ++parts > 3) return false;
+      digits = 0;
+      continue;
+    }
+    if (code < 48 || code > 57) return false;
+    if (digits === 0) part = code - 48;
+    else if (part === 0) return false;
+    else part = part * 10 + code - 48;
+    if (++digits > 3 || part > 255) return false;
+  }
+  return parts === 3 && digits > 0;
 }
 
 /** Keeps the first `prefix` bits of the eight 16-bit groups and zeroes the rest. */
