@@ -58,11 +58,11 @@ export async function stop(child, graceMs = 2000) {
 const SERVER = new URL('./server.mjs', import.meta.url).pathname;
 
 /**
- * Starts `node server.mjs <name>` with `env` added and resolves once it prints `listening <port>`.
- * Its later output is passed through, prefixed with its name.
+ * Starts `node [nodeArgs] server.mjs <name>` with `env` added and resolves once it prints
+ * `listening <port>`. Its later output is passed through, prefixed with its name.
  */
-export async function startServer(name, env, timeoutMs = 15_000) {
-  const child = track(process.execPath, [SERVER, name], {
+export async function startServer(name, env, timeoutMs = 15_000, nodeArgs = []) {
+  const child = track(process.execPath, [...nodeArgs, SERVER, name], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
