@@ -102,7 +102,7 @@ export function renderLatency(rows, rates, seconds) {
     const cells = rates.map((rate) => {
       const cell = row.byRate.get(rate);
       if (cell === undefined) return 'failed';
-      return `${cell.p50.toFixed(2)} / ${cell.p99.toFixed(2)}${cell.achieved < rate * 0.95 ? ` (${Math.round(cell.achieved)}/s)` : ''}`;
+      return `${cell.p50.toFixed(2)} / ${cell.p99.toFixed(2)}${cell.achieved < rate * 0.95 ? ` (${Math.round(cell.achieved)}/s)` : ''}${cell.failed > 0 ? `, ${cell.failed} not 2xx` : ''}`;
     });
     return `| ${row.name} | ${cells.join(' | ')} |`;
   });
@@ -110,7 +110,7 @@ export function renderLatency(rows, rates, seconds) {
     '',
     `### Latency at fixed offered rates (ms)`,
     '',
-    `One hot key under a limit it never reaches; \`hey -z ${LATENCY_SLICE_SECONDS}s -c ${WORKERS} -q <rate/${WORKERS}> -o csv\` after a ${LOAD.warmupSeconds} s warm-up. The framework's contenders run side by side (idle but one) and take turns, ${seconds / LATENCY_SLICE_SECONDS} slices each per rate, in an order that rotates and reverses every round, so a drift of the machine falls on all of them; the percentiles are over every response of a contender's slices pooled (hey records 0.1 ms steps). A rate in brackets is what was achieved when it fell short of the offered rate by more than 5 %.`,
+    `One hot key under a limit it never reaches; \`hey -z ${LATENCY_SLICE_SECONDS}s -c ${WORKERS} -q <rate/${WORKERS}> -o csv\` after a ${LOAD.warmupSeconds} s warm-up. The framework's contenders run side by side (idle but one) and take turns, ${seconds / LATENCY_SLICE_SECONDS} slices each per rate, in an order that rotates and reverses every round, so a drift of the machine falls on all of them; the percentiles are over every response of a contender's slices pooled (hey records 0.1 ms steps). A rate in brackets is what was achieved when it fell short of the offered rate by more than 5 %; responses other than 2xx are counted in the cell (latencies include them).`,
     '',
     head,
     rule,
