@@ -23,7 +23,7 @@ describe('RegionalStore allotments', () => {
     const [first] = await store.consume([call], 'a');
     expect(first?.allowed).toBe(true);
     expect(store.stats()).toEqual({ local: 1, remote: 0, unreachable: 0 });
-    // The lease ahead it started lands in the same pool; the home never counted the allotment.
+    // The claim started no lease ahead (a key this quiet never calls across regions); the home counted nothing.
     await store.idle();
     const leased = await homeCount(w.admin('eu'), key);
     expect(await poolUnits(w.admin('ap'), key)).toBe(ALLOTTED - 1 + leased);

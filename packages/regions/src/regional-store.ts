@@ -17,6 +17,8 @@ import type { RegionalConfig, RegionalStoreOptions } from './options';
 const MAX_WATCHED = 10_000;
 /** A pool that keeps running dry doubles its lease size, up to this many times the base. */
 const MAX_BOOST = 16;
+/** Idle pools a sweep looks at concurrently. */
+const SWEEP_BATCH = 64;
 
 /** One region: its Redis for pools (script calls) and for the global budgets it is home of (RedisStore). */
 interface Region {
@@ -79,6 +81,7 @@ export class RegionalStore implements Store {
   readonly #offsets = new Map<string, ClockOffset>();
   readonly #sweeper: ReturnType<typeof setInterval>;
   #closed = false;
+  #sweeping = false;
 
   constructor(options: RegionalStoreOptions) {
     this.#config = parseRegionalOptions(options);
@@ -107,7 +110,14 @@ export class RegionalStore implements Store {
     else this.#track(this.#probeClocks());
     this.#sweeper = setInterval(
       () => {
-        this.#track(this.#sweep(this.#config.refresh));
+        // One sweep at a time: a long one (thousands of idle pools) is not joined by the next.
+        if (!this.#sweeping) {
+          this.#sweeping = true;
+          const sweep = this.#sweep(this.#config.refresh).finally(() => {
+            this.#sweeping = false;
+          });
+          this.#track(sweep);
+        }
         if (homeClock === 'server') this.#track(this.#probeClocks());
       },
       // Checked twice per refresh: an idle pool goes back within 1.5 refresh intervals.
@@ -233,11 +243,13 @@ export class RegionalStore implements Store {
     const [status, units, near, remaining, resetAt, windowEnd] = reply;
     const limit = usableLimit(call.algorithm, call.critical);
     if (status === -1) return blocked(limit, now, units);
-    if (status === 1) {
+    if (status > 0) {
       this.#stats.local++;
       taken[i] = { from: 'pool', windowEnd };
-      if (isWindow(call)) this.#watch(call, home, now);
-      if (near === 0 && units <= this.#lowWater(call)) this.#refill(call, home, id);
+      // A pool holding no more than its allotment is never given back: no need to watch it yet.
+      if (isWindow(call)) this.#watch(call, home, now, status === 1);
+      // Not on the claim of an allotment: a key that sees no more than it this window never calls across regions.
+      if (status === 1 && near === 0 && units <= this.#lowWater(call)) this.#refill(call, home, id);
       return allow(limit, Math.min(limit, remaining + units), resetAt);
     }
     if (near === 0) {
@@ -506,10 +518,10 @@ export class RegionalStore implements Store {
     return this.#regions.get(rendezvousHome(names, key)) as Region;
   }
 
-  #watch(call: LayerCall, home: Region, now: number): void {
+  #watch(call: LayerCall, home: Region, now: number, add = true): void {
     const watched = this.#watched.get(call.key);
     if (watched !== undefined) watched.usedAt = now;
-    else this.#watched.set(call.key, { call, home, usedAt: now });
+    else if (add) this.#watched.set(call.key, { call, home, usedAt: now });
   }
 
   /** Idle window pools (nothing taken for `idle` ms) give their units back to their home, while their window lasts. */
@@ -517,12 +529,19 @@ export class RegionalStore implements Store {
     const now = this.#config.clock();
     const due: [string, Watched][] = [];
     for (const [key, watched] of this.#watched.entries()) if (now - watched.usedAt >= idle) due.push([key, watched]);
+    // A few at a time: thousands of pool calls at once would queue ahead of requests on this region's Redis.
+    for (let at = 0; at < due.length; at += SWEEP_BATCH)
+      await this.#giveBack(due.slice(at, at + SWEEP_BATCH), now, idle);
+  }
+
+  async #giveBack(due: readonly [string, Watched][], now: number, idle: number): Promise<void> {
     await Promise.all(
       due.map(async ([key, { call, home }]) => {
         this.#watched.delete(key);
         this.#boost.delete(key);
         try {
-          const [units, windowEnd, held, usedAt] = (await this.#pool('d', key, [now, idle])) as [
+          const least = home === this.#local ? 0 : this.#allotment(call).units;
+          const [units, windowEnd, held, usedAt] = (await this.#pool('d', key, [now, idle, least])) as [
             number,
             number,
             number,

@@ -46,7 +46,7 @@ end
 if op == 't' or op == 'l' then
   local pttl = redis.call('PTTL', block)
   if pttl > 0 then return {-1, pttl, 0, 0, 0, 0} end
-  local allot = tonumber(ARGV[4] or '0')
+  local allot, claimed = tonumber(ARGV[4] or '0'), 0
   if op == 't' and allot > 0 then
     -- This window's allotment (window end ARGV[5], usable until ARGV[6]), unless claimed already.
     local aw, ae = tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -61,6 +61,7 @@ if op == 't' or op == 'l' then
           'lv', 0, 'la', now, 'upc', 0, 'dpm', 0, 'aw', aw)
       end
       keep(tonumber(ARGV[7]))
+      claimed = 1
     end
   end
   local u, e = usable()
@@ -69,7 +70,8 @@ if op == 't' or op == 'l' then
   local cost = tonumber(ARGV[3])
   if op == 'l' or u < cost then return {0, u, f[1], f[2], f[3], f[4]} end
   redis.call('HSET', pool, 'u', u - cost, 't', now)
-  return {1, u - cost, f[1], f[2], f[3], f[4]}
+  -- 2: taken from an allotment this call claimed.
+  return {1 + claimed, u - cost, f[1], f[2], f[3], f[4]}
 end
 
 if op == 'a' then
@@ -128,15 +130,18 @@ if op == 'p' then
 end
 
 if op == 'd' then
-  -- An idle window pool gives its units back: they go to the home, for the other regions.
+  -- An idle window pool gives its units back: they go to the home, for the other regions. One
+  -- holding no more than an allotment (ARGV[4]) keeps it: it is within what allotments may leave
+  -- unused, and not worth a call across regions per key.
   local f = numbers('u', 'e', 't', 'upc', 'w')
-  if f[1] > 0 and f[4] == 0 and now < f[2] and now - f[3] >= tonumber(ARGV[3]) then
+  local least = tonumber(ARGV[4] or '0')
+  if f[1] > least and f[4] == 0 and now < f[2] and now - f[3] >= tonumber(ARGV[3]) then
     redis.call('HSET', pool, 'u', 0)
     return {f[1], f[5], 0, f[3]}
   end
   -- Not given back: the units it still holds (while it lasts) and when it was last used.
   local held = 0
-  if now < f[2] then held = f[1] end
+  if now < f[2] and f[1] > least then held = f[1] end
   return {0, 0, held, f[3]}
 end
 
@@ -197,6 +202,6 @@ export class Script {
 /** The server's clock, [seconds, microseconds]: what a region learns of a home's clock. */
 export const TIME_SCRIPT = `return redis.call('TIME')`;
 
-export const poolScript = new Script(POOL_SCRIPT, '3a7166612a913cfcc84af017b8db16b6e166d369');
+export const poolScript = new Script(POOL_SCRIPT, 'ca706ce90e5e0ab699ed82b54d9755537036e52e');
 export const giveBackScript = new Script(GIVE_BACK_SCRIPT, '80fe6ce11ac67b6f198d5ab348c2420953e3c15e');
 export const timeScript = new Script(TIME_SCRIPT, '104ae65debf45156ded1e8e613705534c8e62c17');
