@@ -10,7 +10,11 @@ function delayLine(to, delayMs) {
   const pump = () => {
     timer = undefined;
     const now = performance.now();
-    while (queue.length > 0 && queue[0].due <= now) if (!to.destroyed) to.write(queue.shift().chunk);
+    // A chunk due for a socket already destroyed is dropped (left in the queue, it spun this loop forever).
+    while (queue.length > 0 && queue[0].due <= now) {
+      const { chunk } = queue.shift();
+      if (!to.destroyed) to.write(chunk);
+    }
     if (queue.length > 0) timer = setTimeout(pump, Math.max(1, queue[0].due - now));
   };
   return {

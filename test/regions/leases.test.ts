@@ -46,7 +46,7 @@ describe('RegionalStore leases', () => {
     const w = world();
     w.delayAll(0);
     const clock = manualClock(1_800_000_000_000);
-    const store = await w.store('ap', { clock: clock.now, lease: { size: 50 } });
+    const store = await w.store('ap', { clock: clock.now, lease: { size: 50, allotment: 0 } });
     const algorithm = fixedWindow({ limit: 1000, window: 10_000 });
     const key = keyHomedAt(store, 'eu', 'window-end');
     const call: LayerCall = { key, algorithm, cost: 1 };

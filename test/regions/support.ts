@@ -95,6 +95,17 @@ export function alignedClock(window: number, start = 0): () => number {
   return () => aligned + start + (Date.now() - base);
 }
 
+/**
+ * Resolves when the machine clock (which every redis-server here also reads for TIME) is `at` ms
+ * into a window of `window` ms: this one's if still ahead, else the next one's.
+ */
+export async function untilWindowAt(window: number, at: number): Promise<void> {
+  const now = Date.now();
+  const start = now - (now % window);
+  const due = start + at > now ? start + at : start + window + at;
+  await new Promise((resolve) => setTimeout(resolve, due - now));
+}
+
 /** A clock the test moves by hand. */
 export function manualClock(start: number): { now: () => number; advance(ms: number): void } {
   let at = start;

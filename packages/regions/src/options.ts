@@ -28,6 +28,14 @@ export interface RegionalLeaseOptions {
    * and how long a bucket's lease lasts. Default 1000 ms.
    */
   refresh?: Duration;
+  /**
+   * The share of a fixedWindow limit that each region other than a key's home may spend in every
+   * window without asking the home: the home counts these allotments as handed out when the window
+   * starts, so a key's first requests of a window are decided locally. What idle regions leave of
+   * them goes unused: at most `(regions - 1) * allotment` of the limit. Default `0.05 / (regions - 1)`
+   * (5 % of the limit in all); 0 turns allotments off. Every process must use the same value.
+   */
+  allotment?: number;
 }
 
 export interface RegionalStoreOptions {
@@ -75,6 +83,8 @@ export interface RegionalConfig {
   size: number | undefined;
   threshold: number;
   refresh: number;
+  /** The share of a fixedWindow limit each region other than the home may spend per window unasked. */
+  allotment: number;
   homeTimeout: number;
   timeout: number;
   clockSkew: number;
@@ -125,7 +135,7 @@ export function parseRegionalOptions(options: RegionalStoreOptions): RegionalCon
       : functionOption<(warning: FloodgateWarning) => void>('RegionalStore.onWarning', raw.onWarning);
   const clock = raw.clock === undefined ? undefined : functionOption<() => number>('RegionalStore.clock', raw.clock);
   const lease = raw.lease === undefined ? {} : requireObject('RegionalStore.lease', raw.lease);
-  rejectUnknownKeys('RegionalStore.lease', lease, ['size', 'threshold', 'refresh']);
+  rejectUnknownKeys('RegionalStore.lease', lease, ['size', 'threshold', 'refresh', 'allotment']);
   return {
     region: raw.region,
     regions,
@@ -134,6 +144,7 @@ export function parseRegionalOptions(options: RegionalStoreOptions): RegionalCon
     size: parseSize(lease.size),
     threshold: parseThreshold(lease.threshold),
     refresh: lease.refresh === undefined ? 1000 : timerOption('RegionalStore.lease.refresh', lease.refresh),
+    allotment: parseAllotment(lease.allotment, names.length),
     homeTimeout: raw.homeTimeout === undefined ? 200 : timerOption('RegionalStore.homeTimeout', raw.homeTimeout),
     timeout: raw.timeout === undefined ? 1000 : timerOption('RegionalStore.timeout', raw.timeout),
     clockSkew: raw.clockSkew === undefined ? 50 : timerOption('RegionalStore.clockSkew', raw.clockSkew, 0),
@@ -161,6 +172,16 @@ function parseThreshold(value: unknown): number {
   if (value === undefined) return 0.8;
   if (typeof value !== 'number' || !(value > 0 && value <= 1)) {
     throw new InvalidOptionError(`RegionalStore.lease.threshold must be a number in (0, 1], got ${show(value)}`);
+  }
+  return value;
+}
+
+function parseAllotment(value: unknown, regions: number): number {
+  if (value === undefined) return 0.05 / (regions - 1);
+  if (typeof value !== 'number' || !(value >= 0 && value * (regions - 1) < 1)) {
+    throw new InvalidOptionError(
+      `RegionalStore.lease.allotment must be a number >= 0 below 1 / (regions - 1) = ${show(1 / (regions - 1))}, got ${show(value)}`,
+    );
   }
   return value;
 }

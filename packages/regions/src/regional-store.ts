@@ -2,10 +2,12 @@ import { StoreError } from '@floodgate/core';
 import { Deadlines, usableLimit } from '@floodgate/core/store';
 import { RedisStore, redisClientAdapter } from '@floodgate/redis';
 import { LRUCache } from 'lru-cache';
+import { allotmentOf, claimArgs, mergeOffset } from './allotment';
 import { rendezvousHome } from './home';
 import { isWindow, LEASED_KINDS, leaseTerms, nearTerms } from './lease-terms';
 import { parseRegionalOptions } from './options';
-import { giveBackScript, poolScript } from './scripts';
+import { giveBackScript, poolScript, timeScript } from './scripts';
+import type { Allotment, ClockOffset } from './allotment';
 import type { LayerCall, LayerOutcome, Store } from '@floodgate/core/store';
 import type { RedisClientAdapter } from '@floodgate/redis';
 import type { LeaseTerms } from './lease-terms';
@@ -15,6 +17,8 @@ import type { RegionalConfig, RegionalStoreOptions } from './options';
 const MAX_WATCHED = 10_000;
 /** A pool that keeps running dry doubles its lease size, up to this many times the base. */
 const MAX_BOOST = 16;
+/** Idle pools a sweep looks at concurrently. */
+const SWEEP_BATCH = 64;
 
 /** One region: its Redis for pools (script calls) and for the global budgets it is home of (RedisStore). */
 interface Region {
@@ -71,8 +75,13 @@ export class RegionalStore implements Store {
   readonly #background = new Set<Promise<unknown>>();
   readonly #watched = new LRUCache<string, Watched>({ max: MAX_WATCHED });
   readonly #stats: RegionalStats = { local: 0, remote: 0, unreachable: 0 };
+  /** Per algorithm, its allotment per region and the algorithm its home decides with. */
+  readonly #allotments = new WeakMap<object, Allotment>();
+  /** Per region, what this process knows of its Redis' clock (the homes decide on it). */
+  readonly #offsets = new Map<string, ClockOffset>();
   readonly #sweeper: ReturnType<typeof setInterval>;
   #closed = false;
+  #sweeping = false;
 
   constructor(options: RegionalStoreOptions) {
     this.#config = parseRegionalOptions(options);
@@ -97,8 +106,20 @@ export class RegionalStore implements Store {
     this.#local = this.#regions.get(region) as Region;
     this.#deadlines = new Deadlines(this.#config.timeout);
     this.#homeDeadlines = new Deadlines(homeTimeout);
+    if (homeClock !== 'server') for (const name of names) this.#offsets.set(name, { lo: 0, hi: 0 });
+    else this.#track(this.#probeClocks());
     this.#sweeper = setInterval(
-      () => this.#track(this.#sweep(this.#config.refresh)),
+      () => {
+        // One sweep at a time: a long one (thousands of idle pools) is not joined by the next.
+        if (!this.#sweeping) {
+          this.#sweeping = true;
+          const sweep = this.#sweep(this.#config.refresh).finally(() => {
+            this.#sweeping = false;
+          });
+          this.#track(sweep);
+        }
+        if (homeClock === 'server') this.#track(this.#probeClocks());
+      },
       // Checked twice per refresh: an idle pool goes back within 1.5 refresh intervals.
       Math.max(1, Math.floor(this.#config.refresh / 2)),
     );
@@ -160,7 +181,9 @@ export class RegionalStore implements Store {
     return Promise.all(
       calls.map(async (call) => {
         const home = this.#home(call.key);
-        const atHome = await home.budgets.peek([call], requestId).then(
+        const asked: LayerCall = { key: call.key, algorithm: this.#allotment(call).home, cost: call.cost };
+        if (call.critical !== undefined) asked.critical = call.critical;
+        const atHome = await home.budgets.peek([asked], requestId).then(
           (outcomes) => outcomes[0],
           () => undefined,
         );
@@ -173,7 +196,7 @@ export class RegionalStore implements Store {
           return allowed ? allow(limit, units, resetAt || now) : this.#unreachable(call, now, units, resetAt);
         }
         const remaining = Math.min(limit, atHome.remaining + units);
-        return { ...atHome, allowed: units >= call.cost || atHome.allowed, remaining };
+        return { ...atHome, limit, allowed: units >= call.cost || atHome.allowed, remaining };
       }),
     );
   }
@@ -216,15 +239,17 @@ export class RegionalStore implements Store {
       if (outcome.allowed) taken[i] = { from: 'home', home };
       return outcome;
     }
-    const reply = (await this.#pool('t', call.key, [now, call.cost])) as PoolReply;
+    const reply = (await this.#pool('t', call.key, this.#takeArgs(call, home, now))) as PoolReply;
     const [status, units, near, remaining, resetAt, windowEnd] = reply;
     const limit = usableLimit(call.algorithm, call.critical);
     if (status === -1) return blocked(limit, now, units);
-    if (status === 1) {
+    if (status > 0) {
       this.#stats.local++;
       taken[i] = { from: 'pool', windowEnd };
-      if (isWindow(call)) this.#watch(call, home, now);
-      if (near === 0 && units <= this.#lowWater(call)) this.#refill(call, home, id);
+      // A pool holding no more than its allotment is never given back: no need to watch it yet.
+      if (isWindow(call)) this.#watch(call, home, now, status === 1);
+      // Not on the claim of an allotment: a key that sees no more than it this window never calls across regions.
+      if (status === 1 && near === 0 && units <= this.#lowWater(call)) this.#refill(call, home, id);
       return allow(limit, Math.min(limit, remaining + units), resetAt);
     }
     if (near === 0) {
@@ -245,6 +270,49 @@ export class RegionalStore implements Store {
       }
     }
     return this.#askHome(call, home, id, now, units, near === 1, taken, i);
+  }
+
+  /** The take's arguments: with this window's allotment to claim when the home is elsewhere and the window is sure. */
+  #takeArgs(call: LayerCall, home: Region, now: number): number[] {
+    if (home === this.#local || call.algorithm.kind !== 'fixedWindow') return [now, call.cost];
+    const allotment = this.#allotment(call);
+    const offset = this.#offsets.get(home.name);
+    if (allotment.units === 0 || offset === undefined) return [now, call.cost];
+    const { window } = call.algorithm;
+    const homeRemaining = usableLimit(allotment.home, false);
+    return (
+      claimArgs(now, call.cost, allotment.units, window, offset, this.#config.clockSkew, homeRemaining) ?? [
+        now,
+        call.cost,
+      ]
+    );
+  }
+
+  #allotment(call: LayerCall): Allotment {
+    return allotmentOf(call, this.#config.allotment, this.#config.names.length, this.#allotments);
+  }
+
+  /** Samples every other region's Redis clock (TIME) and narrows what this process knows of it. */
+  async #probeClocks(): Promise<void> {
+    const { clock } = this.#config;
+    await Promise.all(
+      [...this.#regions.values()].map(async (region) => {
+        if (region === this.#local) return;
+        try {
+          const sent = clock();
+          const [seconds, micros] = (await this.#homeDeadlines.watch(timeScript.run(region.adapter, [], []))) as [
+            string | number,
+            string | number,
+          ];
+          const received = clock();
+          const at = Number(seconds) * 1000 + Number(micros) / 1000;
+          const sample = { lo: Math.floor(at - received), hi: Math.ceil(at - sent) };
+          this.#offsets.set(region.name, mergeOffset(this.#offsets.get(region.name), sample));
+        } catch {
+          // Not known yet (or the region is out of reach): no allotment is claimed for its keys.
+        }
+      }),
+    );
   }
 
   #grow(call: LayerCall): void {
@@ -350,7 +418,8 @@ export class RegionalStore implements Store {
 
   /** The home's decision on `size` units of `call`, or undefined when it cannot be reached in time. */
   #ask(home: Region, call: LayerCall, size: number, id: string): Promise<LayerOutcome | undefined> {
-    const lease: LayerCall = { key: call.key, algorithm: call.algorithm, cost: size, critical: call.critical };
+    const algorithm = this.#allotment(call).home;
+    const lease: LayerCall = { key: call.key, algorithm, cost: size, critical: call.critical };
     return home.budgets.consume([lease], id).then(
       (outcomes) => outcomes[0],
       () => undefined,
@@ -449,10 +518,10 @@ export class RegionalStore implements Store {
     return this.#regions.get(rendezvousHome(names, key)) as Region;
   }
 
-  #watch(call: LayerCall, home: Region, now: number): void {
+  #watch(call: LayerCall, home: Region, now: number, add = true): void {
     const watched = this.#watched.get(call.key);
     if (watched !== undefined) watched.usedAt = now;
-    else this.#watched.set(call.key, { call, home, usedAt: now });
+    else if (add) this.#watched.set(call.key, { call, home, usedAt: now });
   }
 
   /** Idle window pools (nothing taken for `idle` ms) give their units back to their home, while their window lasts. */
@@ -460,12 +529,19 @@ export class RegionalStore implements Store {
     const now = this.#config.clock();
     const due: [string, Watched][] = [];
     for (const [key, watched] of this.#watched.entries()) if (now - watched.usedAt >= idle) due.push([key, watched]);
+    // A few at a time: thousands of pool calls at once would queue ahead of requests on this region's Redis.
+    for (let at = 0; at < due.length; at += SWEEP_BATCH)
+      await this.#giveBack(due.slice(at, at + SWEEP_BATCH), now, idle);
+  }
+
+  async #giveBack(due: readonly [string, Watched][], now: number, idle: number): Promise<void> {
     await Promise.all(
       due.map(async ([key, { call, home }]) => {
         this.#watched.delete(key);
         this.#boost.delete(key);
         try {
-          const [units, windowEnd, held, usedAt] = (await this.#pool('d', key, [now, idle])) as [
+          const least = home === this.#local ? 0 : this.#allotment(call).units;
+          const [units, windowEnd, held, usedAt] = (await this.#pool('d', key, [now, idle, least])) as [
             number,
             number,
             number,

@@ -9,7 +9,8 @@ import type { RedisClientAdapter, ScriptArgument } from '@floodgate/redis';
  *   (0 for a bucket), rs = the home's resetAt, r = the home's remaining after the lease, n = 1 once
  *   the home is near the limit (no more leasing ahead), t = last take or lease, and for a bucket
  *   lv = its level after the lease (in its units), la = when the lease was asked for, upc = units
- *   per cost, dpm = drain per ms (upc = 0 for a window) }
+ *   per cost, dpm = drain per ms (upc = 0 for a window), aw = the end of the last window whose
+ *   allotment this region claimed (kept while the pool lives: a window's allotment is claimed once) }
  * KEYS[2] block marker (PX = the block's end)
  * ARGV[1] op, ARGV[2] now (ms, the app clock), then the op's arguments.
  */
@@ -37,16 +38,40 @@ local function numbers(...)
   return f
 end
 
+-- Never shortens the pool's life: it carries the claim of a window's allotment (aw).
+local function keep(ms)
+  if redis.call('PTTL', pool) < ms then redis.call('PEXPIRE', pool, ms) end
+end
+
 if op == 't' or op == 'l' then
   local pttl = redis.call('PTTL', block)
   if pttl > 0 then return {-1, pttl, 0, 0, 0, 0} end
+  local allot, claimed = tonumber(ARGV[4] or '0'), 0
+  if op == 't' and allot > 0 then
+    -- This window's allotment (window end ARGV[5], usable until ARGV[6]), unless claimed already.
+    local aw, ae = tonumber(ARGV[5]), tonumber(ARGV[6])
+    local f = numbers('aw', 'w', 'e')
+    if f[1] < aw and f[2] <= aw and now < ae then
+      if f[2] == aw and now < f[3] then
+        redis.call('HINCRBY', pool, 'u', allot)
+        redis.call('HSET', pool, 'aw', aw)
+      else
+        -- No pool, or an older window's (whose units can no longer be handed out).
+        redis.call('HSET', pool, 'u', allot, 'e', ae, 'w', aw, 'rs', ARGV[8], 'r', ARGV[9], 'n', 0, 't', now,
+          'lv', 0, 'la', now, 'upc', 0, 'dpm', 0, 'aw', aw)
+      end
+      keep(tonumber(ARGV[7]))
+      claimed = 1
+    end
+  end
   local u, e = usable()
   if u == nil then return {0, 0, 0, 0, 0, 0} end
   local f = numbers('n', 'r', 'rs', 'w')
   local cost = tonumber(ARGV[3])
   if op == 'l' or u < cost then return {0, u, f[1], f[2], f[3], f[4]} end
   redis.call('HSET', pool, 'u', u - cost, 't', now)
-  return {1, u - cost, f[1], f[2], f[3], f[4]}
+  -- 2: taken from an allotment this call claimed.
+  return {1 + claimed, u - cost, f[1], f[2], f[3], f[4]}
 end
 
 if op == 'a' then
@@ -89,7 +114,7 @@ if op == 'a' then
   -- A new window, or a bucket whose pool is spent.
   redis.call('HSET', pool, 'u', units, 'e', e, 'w', w, 'rs', ARGV[6], 'lv', ARGV[7], 'la', ARGV[8],
     'upc', ARGV[9], 'dpm', ARGV[10], 'r', ARGV[11], 'n', near, 't', now)
-  redis.call('PEXPIRE', pool, e - now + 1000)
+  keep(e - now + 1000)
   return 1
 end
 
@@ -105,15 +130,18 @@ if op == 'p' then
 end
 
 if op == 'd' then
-  -- An idle window pool gives its units back: they go to the home, for the other regions.
+  -- An idle window pool gives its units back: they go to the home, for the other regions. One
+  -- holding no more than an allotment (ARGV[4]) keeps it: it is within what allotments may leave
+  -- unused, and not worth a call across regions per key.
   local f = numbers('u', 'e', 't', 'upc', 'w')
-  if f[1] > 0 and f[4] == 0 and now < f[2] and now - f[3] >= tonumber(ARGV[3]) then
+  local least = tonumber(ARGV[4] or '0')
+  if f[1] > least and f[4] == 0 and now < f[2] and now - f[3] >= tonumber(ARGV[3]) then
     redis.call('HSET', pool, 'u', 0)
     return {f[1], f[5], 0, f[3]}
   end
   -- Not given back: the units it still holds (while it lasts) and when it was last used.
   local held = 0
-  if now < f[2] then held = f[1] end
+  if now < f[2] and f[1] > least then held = f[1] end
   return {0, 0, held, f[3]}
 end
 
@@ -123,7 +151,8 @@ end
 
 if op == 'b' then
   redis.call('SET', block, '1', 'PX', tonumber(ARGV[3]))
-  redis.call('DEL', pool)
+  -- The units are dropped; the pool stays, with its claim of this window's allotment.
+  if redis.call('EXISTS', pool) == 1 then redis.call('HSET', pool, 'u', 0) end
   return 1
 end
 
@@ -170,5 +199,9 @@ export class Script {
   }
 }
 
-export const poolScript = new Script(POOL_SCRIPT, '5784081259d7b6fc22d87573ffaad8fbcd9309b7');
+/** The server's clock, [seconds, microseconds]: what a region learns of a home's clock. */
+export const TIME_SCRIPT = `return redis.call('TIME')`;
+
+export const poolScript = new Script(POOL_SCRIPT, 'ca706ce90e5e0ab699ed82b54d9755537036e52e');
 export const giveBackScript = new Script(GIVE_BACK_SCRIPT, '80fe6ce11ac67b6f198d5ab348c2420953e3c15e');
+export const timeScript = new Script(TIME_SCRIPT, '104ae65debf45156ded1e8e613705534c8e62c17');

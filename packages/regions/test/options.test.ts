@@ -27,6 +27,7 @@ describe('RegionalStore options', () => {
       timeout: 1000,
       clockSkew: 50,
       prefix: 'rg',
+      allotment: 0.025,
     });
   });
 
@@ -36,6 +37,8 @@ describe('RegionalStore options', () => {
     [{ region: 'eu', regions, lease: { size: 1.5 } }, /RegionalStore.lease.size .* got 1.5/],
     [{ region: 'eu', regions, lease: { threshold: 0 } }, /RegionalStore.lease.threshold .* got 0/],
     [{ region: 'eu', regions, prefix: 'a:b' }, /RegionalStore.prefix .* got "a:b"/],
+    [{ region: 'eu', regions, lease: { allotment: 0.5 } }, /RegionalStore.lease.allotment .* got 0.5/],
+    [{ region: 'eu', regions, lease: { allotment: -1 } }, /RegionalStore.lease.allotment .* got -1/],
     [{ region: 'eu', regions, lease: { ttl: 5 } }, /ttl/],
   ])('rejects %j with a message naming the option', (options, message) => {
     expect(() => parseRegionalOptions(options as never)).toThrow(message);
