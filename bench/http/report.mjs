@@ -198,7 +198,8 @@ export function renderMarkdown({ runs, scenarios, exactnessRows, meta, failures 
   const exact =
     exactnessRows.length === 0
       ? 'Not run (no Floodgate Redis contender selected).'
-      : `Two processes of each contender share one RedisStore prefix (\`${FLOODGATE.redisPrefix}\`) with no proxy in front;
+      : `Two processes of each contender share one RedisStore prefix (\`${FLOODGATE.redisPrefix}\`) with no proxy in front, with
+\`failMode: 'closed'\` (a decision Redis does not make within the deadline is a 503, not a local admission);
 ${int(EXACTNESS.requests)} requests over ${EXACTNESS.keys} keys (limit ${EXACTNESS.limit} per key per hour), alternating between the
 two and ${EXACTNESS.inflight} in flight (Node's fetch). Over-admitted = Σ over keys of max(0, admitted − ${EXACTNESS.limit}); it must be 0.
 

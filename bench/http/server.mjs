@@ -1,5 +1,6 @@
 // One contender of the HTTP benchmark in its own process: `node server.mjs <contender>`.
-// Environment: BENCH_LIMIT and BENCH_WINDOW_MS (the per-key limit), BENCH_REDIS_PORT (Redis contenders).
+// Environment: BENCH_LIMIT and BENCH_WINDOW_MS (the per-key limit), BENCH_REDIS_PORT (Redis contenders),
+// BENCH_FAIL_MODE (Floodgate's failMode, for the exactness check).
 // Listens on a free loopback port and prints `listening <port>` once it accepts requests.
 import { Redis } from 'ioredis';
 import { CONTENDERS, FLOODGATE, REDIS_CLIENT } from './config.mjs';
@@ -50,6 +51,9 @@ async function floodgateOptions(framework, variant) {
           user: { id: key[framework], algorithm: fixedWindow({ limit, window }) },
         });
   const options = { ...FLOODGATE.options, ...variant.options, limits };
+  // The exactness check asks for failMode 'closed': a decision the store could not make within the
+  // deadline (a stalled machine) is then a 503, never a local admission counted as over the limit.
+  if (process.env.BENCH_FAIL_MODE) options.failMode = process.env.BENCH_FAIL_MODE;
   if (variant.metrics) {
     const [{ prometheusHooks }, { Registry }] = await Promise.all([
       import('@floodgate/prometheus'),
