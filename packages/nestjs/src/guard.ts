@@ -1,16 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ABORTED, Denial, isThenable } from '@floodgate/core/http';
+import { ABORTED, Denial, isThenable, TurnQueue } from '@floodgate/core/http';
 import type { GateResult } from '@floodgate/core/http';
 import { nodeResponse, setContentType, TRACKER } from './driver';
 import { denialException } from './exception';
 import { FloodgateService } from './service';
-import type { RoutePlan } from './service';
+import type { NestGate, RoutePlan } from './service';
 import type { NestRequest, RateLimitOptions } from './options';
 import { RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA, STATUS_ROUTE_METADATA } from './tokens';
 
 type Plan = RoutePlan;
+type Settle = (admitted: boolean) => void;
+type Fail = (error: unknown) => void;
 
 /**
  * The rate-limit guard: as `APP_GUARD` (every route), with `@UseGuards(FloodgateGuard)` on a
@@ -32,17 +34,28 @@ export class FloodgateGuard implements CanActivate {
     @Inject(Reflector) protected readonly reflector: Reflector,
   ) {}
 
+  /**
+   * The requests that reach the guard during one turn of the event loop are decided together, once
+   * the turn's I/O is done (see TurnQueue): Nest runs each request's guards in a microtask chain of
+   * its own, so deciding each at once would send each one to the store alone (RedisStore batches
+   * what is asked within one microtask turn), and answer them one by one.
+   */
+  readonly #turn = new TurnQueue((context: ExecutionContext, settle: Settle, fail: Fail) => {
+    try {
+      const outcome = this.#decide(context);
+      if (typeof outcome === 'boolean') settle(outcome);
+      else outcome.then(settle, fail);
+    } catch (error) {
+      fail(error);
+    }
+  });
+
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const type = context.getType<string>();
     if (type === 'ws' || type === 'rpc') return true;
-    const plan = this.#planFor(context);
-    if (plan.skip) return true;
-    const { req, res } = this.getRequestResponse(context);
-    req[TRACKER] = this;
-    const gate = plan.gate;
-    const result = gate.check(req, res, req.rateLimit);
-    if (!isThenable(result)) return this.#apply(result, plan, req, res);
-    return Promise.resolve(result).then((settled) => this.#apply(settled, plan, req, res));
+    if (this.#planFor(context).skip) return true;
+    if (!this.#turn.batching) return this.#decide(context);
+    return new Promise((settle, fail) => this.#turn.push(context, settle, fail));
   }
 
   /**
@@ -64,9 +77,19 @@ export class FloodgateGuard implements CanActivate {
     return { req: http.getRequest(), res: http.getResponse() };
   }
 
-  #apply(result: GateResult, plan: Plan, req: NestRequest, res: NestRequest): boolean {
+  /** The gate's answer for a request of a route that is not skipped. */
+  #decide(context: ExecutionContext): boolean | Promise<boolean> {
+    const plan = this.#planFor(context);
     if (plan.skip) return true;
     const gate = plan.gate;
+    const { req, res } = this.getRequestResponse(context);
+    req[TRACKER] = this;
+    const result = gate.check(req, res, req.rateLimit);
+    if (!isThenable(result)) return this.#apply(result, gate, req, res);
+    return Promise.resolve(result).then((settled) => this.#apply(settled, gate, req, res));
+  }
+
+  #apply(result: GateResult, gate: NestGate, req: NestRequest, res: NestRequest): boolean {
     if (result === undefined) return true;
     if (result === ABORTED) return false;
     if (result instanceof Denial) {
