@@ -3,7 +3,7 @@ import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ABORTED, Denial, isThenable, TurnQueue } from '@floodgate/core/http';
 import type { GateResult } from '@floodgate/core/http';
-import { nodeResponse, setContentType, TRACKER } from './driver';
+import { nodeResponse, TRACKER } from './driver';
 import { denialException } from './exception';
 import { FloodgateService } from './service';
 import type { NestGate, RoutePlan } from './service';
@@ -93,7 +93,7 @@ export class FloodgateGuard implements CanActivate {
     if (result === undefined) return true;
     if (result === ABORTED) return false;
     if (result instanceof Denial) {
-      throw denialException(result, (value) => setContentType(res, value));
+      throw denialException(result, res);
     }
     req.rateLimit = result;
     this.floodgate.decided(req, gate);
