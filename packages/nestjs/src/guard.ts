@@ -4,7 +4,7 @@ import { Reflector } from '@nestjs/core';
 import { ABORTED, Denial, isThenable, TurnQueue } from '@floodgate/core/http';
 import type { GateResult } from '@floodgate/core/http';
 import { nodeResponse, TRACKER } from './driver';
-import { denialException } from './exception';
+import { denialException, RateLimitException } from './exception';
 import { FloodgateService } from './service';
 import type { NestGate, RoutePlan } from './service';
 import type { NestRequest, RateLimitOptions } from './options';
@@ -44,17 +44,21 @@ export class FloodgateGuard implements CanActivate {
     try {
       const outcome = this.#decide(context);
       if (typeof outcome === 'boolean') settle(outcome);
+      else if (outcome instanceof RateLimitException) fail(outcome);
       else outcome.then(settle, fail);
     } catch (error) {
       fail(error);
     }
   });
 
+  /** Whether a subclass names the client itself; else the driver reads `req.ip`, as getTracker does. */
+  readonly #ownTracker = countTracker(this.getTracker !== FloodgateGuard.prototype.getTracker);
+
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const type = context.getType<string>();
     if (type === 'ws' || type === 'rpc') return true;
     if (this.#planFor(context).skip) return true;
-    if (!this.#turn.batching) return this.#decide(context);
+    if (!this.#turn.batching) return admitted(this.#decide(context));
     return new Promise((settle, fail) => this.#turn.push(context, settle, fail));
   }
 
@@ -77,24 +81,28 @@ export class FloodgateGuard implements CanActivate {
     return { req: http.getRequest(), res: http.getResponse() };
   }
 
-  /** The gate's answer for a request of a route that is not skipped. */
-  #decide(context: ExecutionContext): boolean | Promise<boolean> {
+  /**
+   * The gate's answer for a request: admitted or not, or the exception a denial throws (returned,
+   * for the turn to reject with it: throwing it there would only be caught again).
+   */
+  #decide(context: ExecutionContext): boolean | RateLimitException | Promise<boolean> {
     const plan = this.#planFor(context);
     if (plan.skip) return true;
     const gate = plan.gate;
     const { req, res } = this.getRequestResponse(context);
-    req[TRACKER] = this;
+    // Marked only for a tracker of its own (a property added to every request, or looked up on
+    // every one, was the costliest line of the guard); unmarked when a guard with one may have run.
+    if (this.#ownTracker) req[TRACKER] = this;
+    else if (trackingGuards > 0 && req[TRACKER] !== undefined) req[TRACKER] = undefined;
     const result = gate.check(req, res, req.rateLimit);
     if (!isThenable(result)) return this.#apply(result, gate, req, res);
-    return Promise.resolve(result).then((settled) => this.#apply(settled, gate, req, res));
+    return Promise.resolve(result).then((settled) => admitted(this.#apply(settled, gate, req, res)));
   }
 
-  #apply(result: GateResult, gate: NestGate, req: NestRequest, res: NestRequest): boolean {
+  #apply(result: GateResult, gate: NestGate, req: NestRequest, res: NestRequest): boolean | RateLimitException {
     if (result === undefined) return true;
     if (result === ABORTED) return false;
-    if (result instanceof Denial) {
-      throw denialException(result, res);
-    }
+    if (result instanceof Denial) return denialException(result, res);
     req.rateLimit = result;
     this.floodgate.decided(req, gate);
     if (gate.needsFinish(result)) {
@@ -137,4 +145,18 @@ export class FloodgateGuard implements CanActivate {
     const method = (handler as { name?: string }).name ?? 'anonymous';
     return this.floodgate.plan(`${name}.${method}`, own, Array.isArray(skip) ? skip : []);
   }
+}
+
+/** How many guards made so far name the client with a getTracker of their own. */
+let trackingGuards = 0;
+
+function countTracker(own: boolean): boolean {
+  if (own) trackingGuards++;
+  return own;
+}
+
+/** What canActivate answers for an outcome: a denial's exception is thrown. */
+function admitted<T extends boolean | Promise<boolean>>(outcome: T | RateLimitException): T {
+  if (outcome instanceof RateLimitException) throw outcome;
+  return outcome;
 }
