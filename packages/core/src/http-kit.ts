@@ -2,6 +2,7 @@
 export { ABORTED, Gate } from './http/gate';
 export type { GateResult } from './http/gate';
 export { Denial } from './http/render';
+export type { DenialBody } from './http/render';
 export { parseHttpOptions } from './http/options';
 export type { HttpConfig, SharedCounters } from './http/options';
 export type { HttpLimitOptions, HttpOwnOptions } from './http/types';

@@ -45,8 +45,10 @@ export const nestDriver: HttpDriver<NestRequest, NestRequest> = {
   },
   setHeader(res, name, value) {
     if (res === undefined || res === null) return;
-    if (res.raw !== undefined && typeof res.header === 'function') res.header(name, value);
-    else if (typeof res.setHeader === 'function' && res.headersSent !== true) res.setHeader(name, value);
+    // Express' res is Node's (setHeader); Fastify's reply has none, and header() instead.
+    if (typeof res.setHeader === 'function') {
+      if (res.headersSent !== true) res.setHeader(name, value);
+    } else if (res.raw !== undefined && typeof res.header === 'function') res.header(name, value);
   },
   trust,
   trustHint: "app.set('trust proxy') on Express, or the FastifyAdapter's trustProxy option",

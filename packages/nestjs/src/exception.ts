@@ -1,5 +1,8 @@
 import { HttpException } from '@nestjs/common';
 import type { Decision } from '@floodgate/core';
+import type { Denial } from '@floodgate/core/http';
+import { setContentType } from './driver';
+import type { NestRequest } from './options';
 
 /**
  * A request the limit denies: an HttpException (429, or 503 when the store is out of reach and
@@ -7,7 +10,8 @@ import type { Decision } from '@floodgate/core';
  * limiter's answer. Nest's default filter sends `getResponse()`: the RFC 9457 problem details the
  * other adapters send (the guard has set `Content-Type: application/problem+json` and the
  * rate-limit headers already), or the JSON your `message` option makes; a text `message` becomes
- * Nest's usual `{ statusCode, message }`.
+ * Nest's usual `{ statusCode, message }`. The ones the guard throws carry no stack trace: a denial
+ * is an answer, not a fault, and capturing one cost more than the rest of the guard's work.
  */
 export class RateLimitException extends HttpException {
   readonly decision: Decision;
@@ -25,13 +29,25 @@ export class RateLimitException extends HttpException {
  * Content-Type set on the response, so the default filter sends the same bytes and type as the
  * other adapters.
  */
-export function denialException(
-  denial: { status: number; decision: Decision; body: { contentType: string; text: string } | undefined },
-  setContentType: (value: string) => void,
-): RateLimitException {
+export function denialException(denial: Denial, res: NestRequest): RateLimitException {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new RateLimitException(denial.decision, denial.status, denialBody(denial, res));
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+function denialBody(denial: Denial, res: NestRequest): string | object {
   const body = denial.body;
-  if (body === undefined) return new RateLimitException(denial.decision, denial.status, 'Too Many Requests');
-  if (!body.contentType.includes('json')) return new RateLimitException(denial.decision, denial.status, body.text);
-  setContentType(body.contentType);
-  return new RateLimitException(denial.decision, denial.status, JSON.parse(body.text) as object);
+  if (body === undefined) return 'Too Many Requests';
+  // Problem details come as the object itself: Nest's filter writes its JSON, the only time it is made.
+  if (body.json !== undefined) {
+    setContentType(res, body.contentType);
+    return body.json;
+  }
+  if (!body.contentType.includes('json')) return body.text;
+  setContentType(res, body.contentType);
+  return JSON.parse(body.text) as object;
 }

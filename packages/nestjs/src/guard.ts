@@ -1,16 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ABORTED, Denial, isThenable } from '@floodgate/core/http';
+import { ABORTED, Denial, isThenable, TurnQueue } from '@floodgate/core/http';
 import type { GateResult } from '@floodgate/core/http';
-import { nodeResponse, setContentType, TRACKER } from './driver';
-import { denialException } from './exception';
+import { nodeResponse, TRACKER } from './driver';
+import { denialException, RateLimitException } from './exception';
 import { FloodgateService } from './service';
-import type { RoutePlan } from './service';
+import type { NestGate, RoutePlan } from './service';
 import type { NestRequest, RateLimitOptions } from './options';
 import { RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA, STATUS_ROUTE_METADATA } from './tokens';
 
 type Plan = RoutePlan;
+type Settle = (admitted: boolean) => void;
+type Fail = (error: unknown) => void;
 
 /**
  * The rate-limit guard: as `APP_GUARD` (every route), with `@UseGuards(FloodgateGuard)` on a
@@ -32,17 +34,32 @@ export class FloodgateGuard implements CanActivate {
     @Inject(Reflector) protected readonly reflector: Reflector,
   ) {}
 
+  /**
+   * The requests that reach the guard during one turn of the event loop are decided together, once
+   * the turn's I/O is done (see TurnQueue): Nest runs each request's guards in a microtask chain of
+   * its own, so deciding each at once would send each one to the store alone (RedisStore batches
+   * what is asked within one microtask turn), and answer them one by one.
+   */
+  readonly #turn = new TurnQueue((context: ExecutionContext, settle: Settle, fail: Fail) => {
+    try {
+      const outcome = this.#decide(context);
+      if (typeof outcome === 'boolean') settle(outcome);
+      else if (outcome instanceof RateLimitException) fail(outcome);
+      else outcome.then(settle, fail);
+    } catch (error) {
+      fail(error);
+    }
+  });
+
+  /** Whether a subclass names the client itself; else the driver reads `req.ip`, as getTracker does. */
+  readonly #ownTracker = countTracker(this.getTracker !== FloodgateGuard.prototype.getTracker);
+
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const type = context.getType<string>();
     if (type === 'ws' || type === 'rpc') return true;
-    const plan = this.#planFor(context);
-    if (plan.skip) return true;
-    const { req, res } = this.getRequestResponse(context);
-    req[TRACKER] = this;
-    const gate = plan.gate;
-    const result = gate.check(req, res, req.rateLimit);
-    if (!isThenable(result)) return this.#apply(result, plan, req, res);
-    return Promise.resolve(result).then((settled) => this.#apply(settled, plan, req, res));
+    if (this.#planFor(context).skip) return true;
+    if (!this.#turn.batching) return admitted(this.#decide(context));
+    return new Promise((settle, fail) => this.#turn.push(context, settle, fail));
   }
 
   /**
@@ -64,14 +81,28 @@ export class FloodgateGuard implements CanActivate {
     return { req: http.getRequest(), res: http.getResponse() };
   }
 
-  #apply(result: GateResult, plan: Plan, req: NestRequest, res: NestRequest): boolean {
+  /**
+   * The gate's answer for a request: admitted or not, or the exception a denial throws (returned,
+   * for the turn to reject with it: throwing it there would only be caught again).
+   */
+  #decide(context: ExecutionContext): boolean | RateLimitException | Promise<boolean> {
+    const plan = this.#planFor(context);
     if (plan.skip) return true;
     const gate = plan.gate;
+    const { req, res } = this.getRequestResponse(context);
+    // Marked only for a tracker of its own (a property added to every request, or looked up on
+    // every one, was the costliest line of the guard); unmarked when a guard with one may have run.
+    if (this.#ownTracker) req[TRACKER] = this;
+    else if (trackingGuards > 0 && req[TRACKER] !== undefined) req[TRACKER] = undefined;
+    const result = gate.check(req, res, req.rateLimit);
+    if (!isThenable(result)) return this.#apply(result, gate, req, res);
+    return Promise.resolve(result).then((settled) => admitted(this.#apply(settled, gate, req, res)));
+  }
+
+  #apply(result: GateResult, gate: NestGate, req: NestRequest, res: NestRequest): boolean | RateLimitException {
     if (result === undefined) return true;
     if (result === ABORTED) return false;
-    if (result instanceof Denial) {
-      throw denialException(result, (value) => setContentType(res, value));
-    }
+    if (result instanceof Denial) return denialException(result, res);
     req.rateLimit = result;
     this.floodgate.decided(req, gate);
     if (gate.needsFinish(result)) {
@@ -114,4 +145,18 @@ export class FloodgateGuard implements CanActivate {
     const method = (handler as { name?: string }).name ?? 'anonymous';
     return this.floodgate.plan(`${name}.${method}`, own, Array.isArray(skip) ? skip : []);
   }
+}
+
+/** How many guards made so far name the client with a getTracker of their own. */
+let trackingGuards = 0;
+
+function countTracker(own: boolean): boolean {
+  if (own) trackingGuards++;
+  return own;
+}
+
+/** What canActivate answers for an outcome: a denial's exception is thrown. */
+function admitted<T extends boolean | Promise<boolean>>(outcome: T | RateLimitException): T {
+  if (outcome instanceof RateLimitException) throw outcome;
+  return outcome;
 }

@@ -9,7 +9,7 @@ import { nestDriver } from './driver';
 import type { FloodgateModuleOptions, NestRequest, RateLimitOptions } from './options';
 import { FLOODGATE_OPTIONS } from './tokens';
 
-type NestGate = Gate<NestRequest, NestRequest>;
+export type NestGate = Gate<NestRequest, NestRequest>;
 
 /** How the guard treats one handler: not at all, or with this gate. */
 export type RoutePlan = { skip: true } | { skip: false; gate: NestGate };

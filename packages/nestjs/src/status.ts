@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Req, Res, SetMetadata } from '@nestjs/common';
 import type { StatusReport } from '@floodgate/core/http';
-import { nestDriver, setContentType } from './driver';
+import { nestDriver } from './driver';
 import { denialException } from './exception';
 import type { NestRequest } from './options';
 import { FloodgateService } from './service';
@@ -22,7 +22,7 @@ export function statusController(path: string): new (...args: never[]) => unknow
     @Get()
     async status(@Req() req: NestRequest, @Res({ passthrough: true }) res: NestRequest): Promise<StatusReport> {
       const report = await this.floodgate.status(req, res);
-      if (this.floodgate.isDenial(report)) throw denialException(report, (value) => setContentType(res, value));
+      if (this.floodgate.isDenial(report)) throw denialException(report, res);
       nestDriver.setHeader(res, 'Cache-Control', 'no-store');
       return report;
     }

@@ -19,7 +19,14 @@ const rule = (limit: number) => [{ name: 'ip', key: byIp(), algorithm: fixedWind
 class SlowDownFilter implements ExceptionFilter {
   catch(exception: RateLimitException, host: ArgumentsHost) {
     const res = host.switchToHttp().getResponse();
-    const body = { error: 'slow down', retryAfterMs: exception.decision.retryAfter, rule: exception.decision.rule };
+    const body = {
+      error: 'slow down',
+      retryAfterMs: exception.decision.retryAfter,
+      rule: exception.decision.rule,
+      problem: exception.getResponse(),
+      // A denial is an answer, not a fault: the guard's exceptions carry no stack trace.
+      frames: (exception.stack ?? '').split('\n').filter((line) => line.trim().startsWith('at ')).length,
+    };
     if (typeof res.code === 'function') res.code(429).header('content-type', 'application/json').send(body);
     else res.status(429).json(body);
   }
@@ -45,7 +52,20 @@ describe.each(platforms)('%s platform', (platform) => {
       expect((await fetch(`${app.url}/items`)).status).toBe(200);
       const denied = await fetch(`${app.url}/items`);
       expect(denied.status).toBe(429);
-      expect(await denied.json()).toEqual({ error: 'slow down', retryAfterMs: 60_000, rule: 'ip' });
+      expect(await denied.json()).toEqual({
+        error: 'slow down',
+        retryAfterMs: 60_000,
+        rule: 'ip',
+        problem: {
+          type: 'https://iana.org/assignments/http-problem-types#quota-exceeded',
+          title: 'Too Many Requests',
+          status: 429,
+          detail: 'Too many requests; try again in 60 seconds.',
+          retryAfter: 60,
+          'violated-policies': ['ip'],
+        },
+        frames: 0,
+      });
       expect(denied.headers.get('ratelimit')).toBe('"ip";r=0;t=60');
       expect(denied.headers.get('retry-after')).toBe('60');
     } finally {

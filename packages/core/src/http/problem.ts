@@ -164,7 +164,8 @@ interface MediaRange {
   q: number;
 }
 
-function acceptsJson(accept: string | undefined): boolean {
+/** Whether a request with this `Accept` gets the problem details as JSON (else the detail sentence as text). */
+export function acceptsJson(accept: string | undefined): boolean {
   if (typeof accept !== 'string' || accept.trim() === '') return true;
   const ranges = accept.split(',').map(parseMediaRange);
   return qualityOf(ranges, 'application', 'problem+json') > 0 || qualityOf(ranges, 'application', 'json') > 0;

@@ -1,8 +1,9 @@
 import { isThenable } from '../base/thenable';
-import { deniedStatus, negotiateProblem } from './problem';
+import { acceptsJson, buildProblem, deniedStatus } from './problem';
 import type { Decision } from '../limiter/decision';
 import type { MaybePromise } from '../base/thenable';
 import type { HttpConfig } from './options';
+import type { ProblemDetails } from './problem';
 
 /** A denied request as the adapter answers it; its headers are already set. */
 export class Denial {
@@ -10,8 +11,34 @@ export class Denial {
     readonly status: number,
     readonly decision: Decision,
     /** Undefined when the user's `handler` answers instead. */
-    readonly body: { readonly contentType: string; readonly text: string } | undefined,
+    readonly body: DenialBody | undefined,
   ) {}
+}
+
+/**
+ * What a denial sends: `text` as `contentType`. A problem details body also keeps `json`, the
+ * object its text is the JSON of, for an adapter whose framework writes JSON itself (Nest's
+ * exception filter); its text is made only when an adapter reads it.
+ */
+export interface DenialBody {
+  readonly contentType: string;
+  readonly text: string;
+  readonly json?: object;
+}
+
+class ProblemBody implements DenialBody {
+  #text: string | undefined = undefined;
+
+  constructor(readonly json: ProblemDetails) {}
+
+  get contentType(): string {
+    return 'application/problem+json';
+  }
+
+  get text(): string {
+    this.#text ??= JSON.stringify(this.json);
+    return this.#text;
+  }
 }
 
 /**
@@ -61,7 +88,9 @@ function messageDenial(
   return new Denial(status, decision, { contentType: 'application/json; charset=utf-8', text });
 }
 
+/** As negotiateProblem answers, with the JSON rendered only when it is read. */
 function problemDenial(status: number, accept: string | undefined, decision: Decision, statusCode: number): Denial {
-  const problem = negotiateProblem(accept, decision, statusCode);
-  return new Denial(status, decision, { contentType: problem.contentType, text: problem.body });
+  const problem = buildProblem(decision, statusCode);
+  if (acceptsJson(accept)) return new Denial(status, decision, new ProblemBody(problem));
+  return new Denial(status, decision, { contentType: 'text/plain; charset=utf-8', text: problem.detail });
 }

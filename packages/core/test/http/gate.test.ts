@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { concurrency, fixedWindow, leakyBucket, MemoryStore, WarningCode } from '@floodgate/core';
 import { MAX_TIMER_MS } from '@floodgate/core/store';
-import { ABORTED, Denial, Gate, isThenable, type LimiterDecision, parseHttpOptions } from '@floodgate/core/http';
+import {
+  ABORTED,
+  Denial,
+  Gate,
+  isThenable,
+  type LimiterDecision,
+  negotiateProblem,
+  parseHttpOptions,
+} from '@floodgate/core/http';
 import type { FloodgateWarning, StoreErrorEvent } from '@floodgate/core';
 import type { GateResult, HttpDriver } from '@floodgate/core/http';
 
@@ -191,6 +199,21 @@ describe('the request plan', () => {
       }
     },
   );
+
+  it('a problem details denial sends what negotiateProblem answers, and keeps the object its JSON is made from', async () => {
+    const check = gateFor({ limit: 1, window: '1m' });
+    expect((await check()).action).toBe('next');
+    for (const accept of [undefined, 'application/json', 'text/html']) {
+      const verdict = await check({ req: { ip: '203.0.113.7', headers: accept === undefined ? {} : { accept } } });
+      if (verdict.action !== 'deny') throw new Error(`expected a denial, got ${verdict.action}`);
+      const expected = negotiateProblem(accept, verdict.decision);
+      expect(verdict.body?.contentType).toBe(expected.contentType);
+      expect(verdict.body?.text).toBe(expected.body);
+      // Nest's exception filter writes the JSON itself, from the object.
+      if (accept === 'text/html') expect(verdict.body?.json).toBeUndefined();
+      else expect(JSON.stringify(verdict.body?.json)).toBe(expected.body);
+    }
+  });
 
   it('finish releases a concurrency slot exactly once', async () => {
     const store = new MemoryStore({ clock: frozen });
