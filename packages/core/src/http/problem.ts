@@ -134,7 +134,7 @@ let lastShape = '';
 let lastJson = '';
 
 /** buildProblem as JSON, reused while the answer is the same as the last one's. */
-function problemJson(decision: Decision, status: number): string {
+export function problemJson(decision: Decision, status: number): string {
   if (decision.unavailable === true) return JSON.stringify(buildProblem(decision, status));
   const shape = problemShape(decision, status);
   if (shape !== lastShape) {

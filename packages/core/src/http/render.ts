@@ -1,5 +1,5 @@
 import { isThenable } from '../base/thenable';
-import { acceptsJson, buildProblem, deniedStatus } from './problem';
+import { acceptsJson, buildProblem, deniedStatus, problemJson } from './problem';
 import type { Decision } from '../limiter/decision';
 import type { MaybePromise } from '../base/thenable';
 import type { HttpConfig } from './options';
@@ -26,18 +26,26 @@ export interface DenialBody {
   readonly json?: object;
 }
 
+/** Problem details as JSON: the text is the last 429's while the answer is the same; the object is made when read. */
 class ProblemBody implements DenialBody {
-  #text: string | undefined = undefined;
+  #json: ProblemDetails | undefined = undefined;
 
-  constructor(readonly json: ProblemDetails) {}
+  constructor(
+    private readonly decision: Decision,
+    private readonly status: number,
+  ) {}
 
   get contentType(): string {
     return 'application/problem+json';
   }
 
   get text(): string {
-    this.#text ??= JSON.stringify(this.json);
-    return this.#text;
+    return problemJson(this.decision, this.status);
+  }
+
+  get json(): ProblemDetails {
+    this.#json ??= buildProblem(this.decision, this.status);
+    return this.#json;
   }
 }
 
@@ -88,9 +96,9 @@ function messageDenial(
   return new Denial(status, decision, { contentType: 'application/json; charset=utf-8', text });
 }
 
-/** As negotiateProblem answers, with the JSON rendered only when it is read. */
+/** As negotiateProblem answers, with the body made only in the form an adapter reads. */
 function problemDenial(status: number, accept: string | undefined, decision: Decision, statusCode: number): Denial {
-  const problem = buildProblem(decision, statusCode);
-  if (acceptsJson(accept)) return new Denial(status, decision, new ProblemBody(problem));
-  return new Denial(status, decision, { contentType: 'text/plain; charset=utf-8', text: problem.detail });
+  if (acceptsJson(accept)) return new Denial(status, decision, new ProblemBody(decision, statusCode));
+  const text = buildProblem(decision, statusCode).detail;
+  return new Denial(status, decision, { contentType: 'text/plain; charset=utf-8', text });
 }
