@@ -37,7 +37,8 @@ export const LATENCY_SLICE_SECONDS = 2;
 
 /**
  * The offered rates: BENCH_RATES (comma-separated requests/s, or 'none'), else 1,000/s doubling
- * up to half of the bare framework's measured maximum (`bareMax`), at most five rates.
+ * up to half of the bare framework's measured maximum (`bareMax`), at most five rates; a dash in
+ * the table is a rate above half of that framework's maximum.
  */
 export function offeredRates(bareMax) {
   const raw = process.env.BENCH_RATES?.trim();
@@ -101,6 +102,7 @@ export function renderLatency(rows, rates, seconds) {
   const body = rows.map((row) => {
     const cells = rates.map((rate) => {
       const cell = row.byRate.get(rate);
+      if (!row.rates.includes(rate)) return '—';
       if (cell === undefined) return 'failed';
       return `${cell.p50.toFixed(2)} / ${cell.p99.toFixed(2)}${cell.achieved < rate * 0.95 ? ` (${Math.round(cell.achieved)}/s)` : ''}${cell.failed > 0 ? `, ${cell.failed} not 2xx` : ''}`;
     });
