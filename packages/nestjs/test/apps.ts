@@ -158,3 +158,13 @@ export async function startNest(
   await app.listen(0, '127.0.0.1');
   return { url: (await app.getUrl()).replace('[::1]', '127.0.0.1'), close: () => app.close() };
 }
+
+/** The problem details a 429 of a spent `ip` layer (window 1 minute) carries, in the order every adapter writes them. */
+export const QUOTA_EXCEEDED_IP = {
+  type: 'https://iana.org/assignments/http-problem-types#quota-exceeded',
+  title: 'Too Many Requests',
+  status: 429,
+  detail: 'Too many requests; try again in 60 seconds.',
+  retryAfter: 60,
+  'violated-policies': ['ip'],
+};

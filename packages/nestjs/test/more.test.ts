@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../../../test/helpers/redis-server.ts';
 import { FloodgateGuard, RateLimitException } from '../src/index';
 import type { NestRequest } from '../src/index';
-import { platforms, startNest } from './apps';
+import { platforms, QUOTA_EXCEEDED_IP, startNest } from './apps';
 
 /** What the guard promises beyond counting: filters, other contexts, a dead Redis, bad options. */
 
@@ -56,14 +56,7 @@ describe.each(platforms)('%s platform', (platform) => {
         error: 'slow down',
         retryAfterMs: 60_000,
         rule: 'ip',
-        problem: {
-          type: 'https://iana.org/assignments/http-problem-types#quota-exceeded',
-          title: 'Too Many Requests',
-          status: 429,
-          detail: 'Too many requests; try again in 60 seconds.',
-          retryAfter: 60,
-          'violated-policies': ['ip'],
-        },
+        problem: QUOTA_EXCEEDED_IP,
         frames: 0,
       });
       expect(denied.headers.get('ratelimit')).toBe('"ip";r=0;t=60');
