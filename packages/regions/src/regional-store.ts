@@ -336,10 +336,9 @@ export class RegionalStore implements Store {
   ): Promise<LayerOutcome> {
     this.#count(home);
     const ahead = near || call.critical === true || this.#closed ? 0 : this.#leaseSize(call);
-    if (ahead === 0 || this.#filling.has(call.key))
-      return this.#decideAtHome(call, home, id, now, units, near, ahead, taken, i);
-    // This request leases ahead for the others: those that find the pool empty meanwhile wait for it.
     const filling = this.#decideAtHome(call, home, id, now, units, near, ahead, taken, i);
+    if (ahead === 0 || this.#filling.has(call.key)) return filling;
+    // This request leases ahead for the others: those that find the pool empty meanwhile wait for it.
     const settled = filling.then(
       () => undefined,
       () => undefined,

@@ -286,7 +286,7 @@ export class Gate<Req, Res> implements AddressSource<Req> {
         return this.#deny(ctx.req, res, exhausted);
       }
     }
-    decision.adaptiveSlot = slot;
+    if (slot !== undefined) decision.adaptiveSlot = slot;
     if (decision.delay > 0) return this.#shape(ctx.req, res, decision);
     return this.#admit(res, decision);
   }
