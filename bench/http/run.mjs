@@ -3,7 +3,7 @@
 // then the exactness check across two instances. Writes its section of bench/RESULTS.md, or, when
 // BENCH_ONLY or BENCH_SCENARIOS narrow the run (or a run fails), bench/http/last-partial.md.
 //
-// Environment: BENCH_DURATION=<pairs of 1 s slices> (default 4), BENCH_ONLY=<substring of contender names>,
+// Environment: BENCH_DURATION=<pairs of 1 s slices> (default 4), BENCH_ONLY=<substrings of contender names, comma-separated>,
 // BENCH_SCENARIOS=allowed,hot,denied (a comma-separated subset), BENCH_RATES=<req/s,...> or 'none'
 // (the fixed-rate latency table; default 1,000/s doubling to half of bare's maximum),
 // BENCH_LATENCY_SECONDS=<seconds per rate> (default 8).
@@ -30,6 +30,10 @@ import { relate, renderMarkdown, renderText } from './report.mjs';
 const started = Date.now();
 const loadAtStart = loadavg()[0];
 const only = process.env.BENCH_ONLY?.trim() || undefined;
+const onlyParts = only
+  ?.split(',')
+  .map((part) => part.trim())
+  .filter((part) => part !== '');
 const scenarioFilter = process.env.BENCH_SCENARIOS?.trim() || undefined;
 const scenarios = scenarioFilter ? scenarioFilter.split(',').map((s) => s.trim()) : Object.keys(SCENARIOS);
 for (const scenario of scenarios) {
@@ -40,7 +44,9 @@ for (const scenario of scenarios) {
 // The groups to run: a group runs when one of its contenders matches BENCH_ONLY; its bare runs always.
 const groups = GROUPS.map((group) => ({
   ...group,
-  contenders: group.contenders.filter((name) => only === undefined || name.includes(only)),
+  contenders: group.contenders.filter(
+    (name) => onlyParts === undefined || onlyParts.some((part) => name.includes(part)),
+  ),
 })).filter((group) => group.contenders.length > 0);
 if (groups.length === 0)
   fail(`BENCH_ONLY='${only}' matches no contender (known: ${[...CONTENDERS.keys()].join(', ')})`);
