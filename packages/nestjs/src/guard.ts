@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ABORTED, Denial, isThenable, TurnQueue } from '@floodgate/core/http';
+import { ABORTED, Denial, isThenable, LimiterDecision, TurnQueue } from '@floodgate/core/http';
 import type { GateResult } from '@floodgate/core/http';
 import { nodeResponse, TRACKER } from './driver';
 import { denialException, RateLimitException } from './exception';
@@ -26,9 +26,6 @@ type Fail = (error: unknown) => void;
  */
 @Injectable()
 export class FloodgateGuard implements CanActivate {
-  /** Each handler's plan, by controller class, then handler: made on its first request. */
-  readonly #plans = new WeakMap<object, Map<unknown, Plan>>();
-
   constructor(
     @Inject(FloodgateService) protected readonly floodgate: FloodgateService,
     @Inject(Reflector) protected readonly reflector: Reflector,
@@ -90,11 +87,15 @@ export class FloodgateGuard implements CanActivate {
     if (plan.skip) return true;
     const gate = plan.gate;
     const { req, res } = this.getRequestResponse(context);
+    const earlier = req.rateLimit;
+    // Another Floodgate guard (the app's, and a subclass on the controller, say) decided this
+    // request on this route already: it is counted once, its decision and tracker stand.
+    if (earlier instanceof LimiterDecision && earlier.ownedBy(gate)) return true;
     // Marked only for a tracker of its own (a property added to every request, or looked up on
     // every one, was the costliest line of the guard); unmarked when a guard with one may have run.
     if (this.#ownTracker) req[TRACKER] = this;
     else if (trackingGuards > 0 && req[TRACKER] !== undefined) req[TRACKER] = undefined;
-    const result = gate.check(req, res, req.rateLimit);
+    const result = gate.check(req, res, earlier);
     if (!isThenable(result)) return this.#apply(result, gate, req, res);
     return Promise.resolve(result).then((settled) => admitted(this.#apply(settled, gate, req, res)));
   }
@@ -113,20 +114,12 @@ export class FloodgateGuard implements CanActivate {
     return true;
   }
 
+  /** The handler's plan, made on its first request and kept by the service for every guard. */
   #planFor(context: ExecutionContext): Plan {
     const controller = context.getClass();
     const handler = context.getHandler();
-    let plans = this.#plans.get(controller);
-    if (plans === undefined) {
-      plans = new Map();
-      this.#plans.set(controller, plans);
-    }
-    let plan = plans.get(handler);
-    if (plan === undefined) {
-      plan = this.#makePlan(controller, handler);
-      plans.set(handler, plan);
-    }
-    return plan;
+    const kept = this.floodgate.planOf(controller, handler);
+    return kept ?? this.floodgate.keepPlan(controller, handler, this.#makePlan(controller, handler));
   }
 
   #makePlan(controller: object, handler: object): Plan {

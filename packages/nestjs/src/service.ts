@@ -32,6 +32,12 @@ export class FloodgateService implements OnApplicationShutdown {
   readonly #controls: RateLimitControls<NestRequest>;
   readonly #perRoute: boolean;
   readonly #gates: NestGate[] = [];
+  /**
+   * Each handler's plan, by controller class, then handler. Kept here rather than in a guard, so
+   * that every guard (the app's and a subclass on a controller, say) decides a route with one gate:
+   * a gate apiece counted each request once per guard.
+   */
+  readonly #plans = new WeakMap<object, Map<unknown, RoutePlan>>();
 
   constructor(@Inject(FLOODGATE_OPTIONS) options: FloodgateModuleOptions) {
     if (typeof options !== 'object' || options === null) {
@@ -118,6 +124,22 @@ export class FloodgateService implements OnApplicationShutdown {
     // A gate over the module's engine (reuse) has nothing of its own to close; the others may hold leases.
     if (counters !== 'app') this.#gates.push(gate);
     return { skip: false, gate };
+  }
+
+  /** The plan made for a handler already, if any. */
+  planOf(controller: object, handler: unknown): RoutePlan | undefined {
+    return this.#plans.get(controller)?.get(handler);
+  }
+
+  /** Keeps a handler's plan for every guard; returns it. */
+  keepPlan(controller: object, handler: unknown, plan: RoutePlan): RoutePlan {
+    let plans = this.#plans.get(controller);
+    if (plans === undefined) {
+      plans = new Map();
+      this.#plans.set(controller, plans);
+    }
+    plans.set(handler, plan);
+    return plan;
   }
 
   /** Records which gate decided a request, for the controls. */

@@ -29,6 +29,8 @@ export interface AppShape {
   trustProxy?: boolean;
   /** A subclass of the guard in its place. */
   guardClass?: Type<FloodgateGuard>;
+  /** A second guard on AppController and LimitedController, besides the app's (APP_GUARD). */
+  alsoOnControllers?: Type<FloodgateGuard>;
   statusPath?: string;
   /** forRootAsync instead of forRoot. */
   async?: boolean;
@@ -53,7 +55,12 @@ export async function startNest(
   shape: AppShape = {},
 ): Promise<NestTestApp> {
   const guardClass = shape.guardClass ?? FloodgateGuard;
-  const classGuard = shape.guard === 'controller' ? [UseGuards(guardClass)] : [];
+  const classGuard =
+    shape.guard === 'controller'
+      ? [UseGuards(guardClass)]
+      : shape.alsoOnControllers
+        ? [UseGuards(shape.alsoOnControllers)]
+        : [];
 
   @Controller()
   class AppController {

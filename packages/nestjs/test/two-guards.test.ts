@@ -1,0 +1,79 @@
+import { byIp, fixedWindow } from '@floodgate/core';
+import type { FloodgateWarning } from '@floodgate/core';
+import { describe, expect, it } from 'vitest';
+import { FloodgateGuard } from '../src/index';
+import type { NestRequest } from '../src/index';
+import { platforms, startNest } from './apps';
+
+/**
+ * Two Floodgate guards on one route: the app's (APP_GUARD) and a subclass on the controllers, as
+ * an app adds one for a GraphQL or tenant-aware tracker. A request is counted once per route,
+ * whichever guards run, and the second guard warns of nothing.
+ */
+
+class TenantGuard extends FloodgateGuard {
+  override getTracker(req: NestRequest): string | undefined {
+    return req.ip;
+  }
+}
+
+const T0 = Date.UTC(2026, 0, 1);
+let sequence = 0;
+
+async function get(base: string, path: string, method = 'GET') {
+  const response = await fetch(base + path, { method });
+  const body = await response.text();
+  return { status: response.status, body: response.status === 200 ? JSON.parse(body) : body };
+}
+
+describe.each(platforms)('%s platform', (platform) => {
+  const options = (warnings: FloodgateWarning[]) => ({
+    limits: [{ name: 'ip', key: byIp(), algorithm: fixedWindow({ limit: 3, window: '1m' }) }],
+    clock: () => T0,
+    prefix: `two${process.pid}x${++sequence}`,
+    onWarning: (warning: FloodgateWarning) => warnings.push(warning),
+  });
+
+  it("counts a request once under the module's rules, with no warning", async () => {
+    const warnings: FloodgateWarning[] = [];
+    const app = await startNest(platform, options(warnings), { alsoOnControllers: TenantGuard });
+    try {
+      const seen = [];
+      for (let i = 0; i < 4; i++) seen.push(await get(app.url, '/items'));
+      expect(seen.map((reply) => reply.status)).toEqual([200, 200, 200, 429]);
+      expect(seen.slice(0, 3).map((reply) => reply.body.remaining)).toEqual([2, 1, 0]);
+      expect(warnings.map((warning) => warning.code)).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("counts a request once on a handler's own @RateLimit counter", async () => {
+    const warnings: FloodgateWarning[] = [];
+    const app = await startNest(platform, options(warnings), { alsoOnControllers: TenantGuard });
+    try {
+      // POST /login: @RateLimit({ limit: 2, window: '1m' }), its own counter.
+      const seen = [];
+      for (let i = 0; i < 3; i++) seen.push(await get(app.url, '/login', 'POST'));
+      expect(seen.map((reply) => reply.status)).toEqual([201, 201, 429]);
+      expect(warnings.map((warning) => warning.code)).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("counts a request once on a controller's own @RateLimit counter", async () => {
+    const warnings: FloodgateWarning[] = [];
+    const app = await startNest(platform, options(warnings), { alsoOnControllers: TenantGuard });
+    try {
+      // LimitedController: @RateLimit({ limit: 1, window: '1m' }) on the class, a counter per handler.
+      const a = [await get(app.url, '/limited/a'), await get(app.url, '/limited/a')];
+      expect(a.map((reply) => reply.status)).toEqual([200, 429]);
+      expect(a[0]?.body).toEqual({ remaining: 0, rule: 'ip', limit: 1 });
+      expect((await get(app.url, '/limited/b')).status).toBe(200);
+      expect(warnings.map((warning) => warning.code)).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+});
