@@ -1,4 +1,4 @@
-import { byIp, fixedWindow } from '@floodgate/core';
+import { byIp, fixedWindow, MemoryStore } from '@floodgate/core';
 import type { FloodgateWarning } from '@floodgate/core';
 import { describe, expect, it } from 'vitest';
 import { FloodgateGuard } from '../src/index';
@@ -18,6 +18,7 @@ class TenantGuard extends FloodgateGuard {
 }
 
 const T0 = Date.UTC(2026, 0, 1);
+const clock = () => T0;
 let sequence = 0;
 
 async function get(base: string, path: string, method = 'GET') {
@@ -29,7 +30,9 @@ async function get(base: string, path: string, method = 'GET') {
 describe.each(platforms)('%s platform', (platform) => {
   const options = (warnings: FloodgateWarning[]) => ({
     limits: [{ name: 'ip', key: byIp(), algorithm: fixedWindow({ limit: 3, window: '1m' }) }],
-    clock: () => T0,
+    // One store, as an app shares its Redis: a route's gates, however many, count in it.
+    store: new MemoryStore({ clock }),
+    clock,
     prefix: `two${process.pid}x${++sequence}`,
     onWarning: (warning: FloodgateWarning) => warnings.push(warning),
   });
