@@ -12,6 +12,7 @@ import { fixedWindow } from '../packages/core/dist/index.js';
 import { RedisStore } from '../packages/redis/dist/index.js';
 import { adminClient, recommendedClient } from './redis-clients.mjs';
 import { redisServerVersion, startRedisServer } from './redis-server.mjs';
+import { median } from './stats.mjs';
 
 const BATCHES = [1, 5, 20, 64];
 const KEYS = [1, 10_000];
@@ -92,8 +93,3 @@ ${rows.map((r) => `| ${r.keys.toLocaleString('en-US')} | ${r.batch} | ${r.eval.t
   await server.stop();
 }
 process.exit(0);
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1];
-}

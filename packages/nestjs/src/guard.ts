@@ -95,7 +95,8 @@ export class FloodgateGuard implements CanActivate {
     // every one, was the costliest line of the guard); unmarked when a guard with one may have run.
     if (this.#ownTracker) req[TRACKER] = this;
     else if (trackingGuards > 0 && req[TRACKER] !== undefined) req[TRACKER] = undefined;
-    const result = gate.check(req, res, earlier);
+    // The gate's own test of `earlier` is the one above: not asked twice.
+    const result = gate.check(req, res, undefined);
     if (!isThenable(result)) return this.#apply(result, gate, req, res);
     return Promise.resolve(result).then((settled) => admitted(this.#apply(settled, gate, req, res)));
   }

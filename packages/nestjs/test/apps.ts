@@ -55,12 +55,8 @@ export async function startNest(
   shape: AppShape = {},
 ): Promise<NestTestApp> {
   const guardClass = shape.guardClass ?? FloodgateGuard;
-  const classGuard =
-    shape.guard === 'controller'
-      ? [UseGuards(guardClass)]
-      : shape.alsoOnControllers
-        ? [UseGuards(shape.alsoOnControllers)]
-        : [];
+  const controllerGuard = shape.guard === 'controller' ? guardClass : shape.alsoOnControllers;
+  const classGuard = controllerGuard === undefined ? [] : [UseGuards(controllerGuard)];
 
   @Controller()
   class AppController {

@@ -28,55 +28,53 @@ async function get(base: string, path: string, method = 'GET') {
 }
 
 describe.each(platforms)('%s platform', (platform) => {
-  const options = (warnings: FloodgateWarning[]) => ({
-    limits: [{ name: 'ip', key: byIp(), algorithm: fixedWindow({ limit: 3, window: '1m' }) }],
-    // One store, as an app shares its Redis: a route's gates, however many, count in it.
-    store: new MemoryStore({ clock }),
-    clock,
-    prefix: `two${process.pid}x${++sequence}`,
-    onWarning: (warning: FloodgateWarning) => warnings.push(warning),
-  });
-
-  it("counts a request once under the module's rules, with no warning", async () => {
-    const warnings: FloodgateWarning[] = [];
-    const app = await startNest(platform, options(warnings), { alsoOnControllers: TenantGuard });
+  /** The app with both guards, one store shared by a route's gates (as an app shares its Redis); no warning expected. */
+  async function withTwoGuards(run: (url: string) => Promise<void>): Promise<void> {
+    const warnings: string[] = [];
+    const app = await startNest(
+      platform,
+      {
+        limits: [{ name: 'ip', key: byIp(), algorithm: fixedWindow({ limit: 3, window: '1m' }) }],
+        store: new MemoryStore({ clock }),
+        clock,
+        prefix: `two${process.pid}x${++sequence}`,
+        onWarning: (warning: FloodgateWarning) => warnings.push(warning.code),
+      },
+      { alsoOnControllers: TenantGuard },
+    );
     try {
-      const seen = [];
-      for (let i = 0; i < 4; i++) seen.push(await get(app.url, '/items'));
-      expect(seen.map((reply) => reply.status)).toEqual([200, 200, 200, 429]);
-      expect(seen.slice(0, 3).map((reply) => reply.body.remaining)).toEqual([2, 1, 0]);
-      expect(warnings.map((warning) => warning.code)).toEqual([]);
+      await run(app.url);
+      expect(warnings).toEqual([]);
     } finally {
       await app.close();
     }
+  }
+
+  it("counts a request once under the module's rules, with no warning", async () => {
+    await withTwoGuards(async (url) => {
+      const seen = [];
+      for (let i = 0; i < 4; i++) seen.push(await get(url, '/items'));
+      expect(seen.map((reply) => reply.status)).toEqual([200, 200, 200, 429]);
+      expect(seen.slice(0, 3).map((reply) => reply.body.remaining)).toEqual([2, 1, 0]);
+    });
   });
 
   it("counts a request once on a handler's own @RateLimit counter", async () => {
-    const warnings: FloodgateWarning[] = [];
-    const app = await startNest(platform, options(warnings), { alsoOnControllers: TenantGuard });
-    try {
+    await withTwoGuards(async (url) => {
       // POST /login: @RateLimit({ limit: 2, window: '1m' }), its own counter.
       const seen = [];
-      for (let i = 0; i < 3; i++) seen.push(await get(app.url, '/login', 'POST'));
+      for (let i = 0; i < 3; i++) seen.push(await get(url, '/login', 'POST'));
       expect(seen.map((reply) => reply.status)).toEqual([201, 201, 429]);
-      expect(warnings.map((warning) => warning.code)).toEqual([]);
-    } finally {
-      await app.close();
-    }
+    });
   });
 
   it("counts a request once on a controller's own @RateLimit counter", async () => {
-    const warnings: FloodgateWarning[] = [];
-    const app = await startNest(platform, options(warnings), { alsoOnControllers: TenantGuard });
-    try {
+    await withTwoGuards(async (url) => {
       // LimitedController: @RateLimit({ limit: 1, window: '1m' }) on the class, a counter per handler.
-      const a = [await get(app.url, '/limited/a'), await get(app.url, '/limited/a')];
+      const a = [await get(url, '/limited/a'), await get(url, '/limited/a')];
       expect(a.map((reply) => reply.status)).toEqual([200, 429]);
       expect(a[0]?.body).toEqual({ remaining: 0, rule: 'ip', limit: 1 });
-      expect((await get(app.url, '/limited/b')).status).toBe(200);
-      expect(warnings.map((warning) => warning.code)).toEqual([]);
-    } finally {
-      await app.close();
-    }
+      expect((await get(url, '/limited/b')).status).toBe(200);
+    });
   });
 });
