@@ -3,7 +3,8 @@
 // then the exactness check across two instances. Writes its section of bench/RESULTS.md, or, when
 // BENCH_ONLY or BENCH_SCENARIOS narrow the run (or a run fails), bench/http/last-partial.md.
 //
-// Environment: BENCH_DURATION=<pairs of 1 s slices> (default 4), BENCH_ONLY=<substrings of contender names, comma-separated>,
+// Environment: BENCH_DURATION=<pairs of 1 s slices> (default 4), BENCH_ONLY=<substrings of contender names, comma-separated;
+// =name for that contender alone>,
 // BENCH_SCENARIOS=allowed,hot,denied (a comma-separated subset), BENCH_RATES=<req/s,...> or 'none'
 // (the fixed-rate latency table; default 1,000/s doubling to half of bare's maximum),
 // BENCH_LATENCY_SECONDS=<seconds per rate> (default 8).
@@ -45,7 +46,9 @@ for (const scenario of scenarios) {
 const groups = GROUPS.map((group) => ({
   ...group,
   contenders: group.contenders.filter(
-    (name) => onlyParts === undefined || onlyParts.some((part) => name.includes(part)),
+    (name) =>
+      onlyParts === undefined ||
+      onlyParts.some((part) => (part.startsWith('=') ? name === part.slice(1) : name.includes(part))),
   ),
 })).filter((group) => group.contenders.length > 0);
 if (groups.length === 0)
