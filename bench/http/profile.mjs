@@ -2,7 +2,8 @@
 // (scenario: allowed, hot or denied, as in config.mjs). Each contender runs alone under the same wrk
 // load as `pnpm bench:http`, with `node --cpu-prof`; its CPU per request (from /proc) is split by
 // the profile's samples into who spent it: Floodgate's packages, the framework, the Redis client,
-// Node's own JavaScript, and native work (socket writes, GC, the parser). Idle samples are left out.
+// Node's own JavaScript, and native work (socket writes, GC, the parser); idle samples are left out
+// of that split, and their share is a column of its own (how long node waited on I/O).
 // Prints a markdown table and writes it to bench/http/last-profile.md; the .cpuprofile files stay
 // in bench/http/profiles/ for Chrome DevTools or speedscope.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -50,9 +51,13 @@ function analyse(file) {
   const byOwner = new Map(OWNERS.map((owner) => [owner, 0]));
   const ours = new Map();
   let busy = 0;
+  let idle = 0;
   for (const id of profile.samples) {
     const { functionName, url, lineNumber } = nodes.get(id).callFrame;
-    if (functionName === '(idle)') continue;
+    if (functionName === '(idle)') {
+      idle++;
+      continue;
+    }
     busy++;
     const owner = ownerOf(url, functionName);
     byOwner.set(owner, byOwner.get(owner) + 1);
@@ -61,7 +66,7 @@ function analyse(file) {
       ours.set(where, (ours.get(where) ?? 0) + 1);
     }
   }
-  return { busy, byOwner, ours };
+  return { busy, idleShare: idle / (idle + busy), byOwner, ours };
 }
 
 async function profileOne(name, redis) {
@@ -121,11 +126,11 @@ try {
 
 const us = (row, samples) => ((samples / row.busy) * row.perRequest).toFixed(1);
 const table = [
-  `| contender | node µs/req | ${OWNERS.join(' | ')} |`,
-  `|---|---:|${OWNERS.map(() => '---:').join('|')}|`,
+  `| contender | node µs/req | node idle | ${OWNERS.join(' | ')} |`,
+  `|---|---:|---:|${OWNERS.map(() => '---:').join('|')}|`,
   ...rows.map(
     (row) =>
-      `| ${row.name} | ${row.perRequest.toFixed(1)} | ${OWNERS.map((o) => us(row, row.byOwner.get(o))).join(' | ')} |`,
+      `| ${row.name} | ${row.perRequest.toFixed(1)} | ${(row.idleShare * 100).toFixed(0)} % | ${OWNERS.map((o) => us(row, row.byOwner.get(o))).join(' | ')} |`,
   ),
 ];
 const detail = rows
@@ -140,6 +145,8 @@ Command: \`node bench/http/profile.mjs ${process.argv.slice(2).join(' ')}\`, ${n
 Each contender alone: \`wrk -t${LOAD.threads} -c${LOAD.connections} -d${SECONDS}s\` after ${LOAD.warmupSeconds} s of warm-up, under \`node --cpu-prof\` (which itself costs a little).
 **node µs/req** is the server's CPU per request from /proc; the other columns split it by the profile's non-idle samples
 (self time of each frame, by the script it belongs to: native is C++ and the kernel, socket writes and the HTTP parser among it).
+**node idle** is the share of all samples (the process' whole life, its warm-up included) in which node waited for I/O: a row
+whose node idles while the load is on is bound by round trips (to Redis, to wrk), not by node's CPU.
 
 ${table.join('\n')}
 
