@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleWorker } from './bundle.ts';
-import { burst, fetchFrom, startWorkers } from './miniflare.ts';
+import { burst, fetchFrom, startWorkers, untilAnswered } from './miniflare.ts';
 import type { Miniflare } from 'miniflare';
 import type { WorkerBundle } from './bundle.ts';
 import type { WorkerSpec } from './miniflare.ts';
@@ -35,25 +35,6 @@ async function statuses(responses: Response[]): Promise<{ admitted: number; deni
   };
 }
 
-/**
- * Waits until each Worker has answered a request of its own (a client address no test uses), so
- * that the first burst is not also the first contact with the object Worker 'b' borrows from 'a':
- * once, on a cold start, one of 40 responses came back already read by miniflare (which reads the
- * body of a response that reports an uncaught error).
- */
-async function bothAnswer(mf: Miniflare): Promise<void> {
-  for (const worker of ['a', 'b']) {
-    for (let attempt = 1; ; attempt++) {
-      const response = await fetchFrom(mf, worker, '/limited/warm-up', {
-        headers: { 'cf-connecting-ip': '198.51.100.99' },
-      });
-      const body = await response.text().catch((error: unknown) => String(error));
-      if (response.status === 200) break;
-      if (attempt === 5) throw new Error(`Worker ${worker} did not answer 200 (${response.status}: ${body})`);
-    }
-  }
-}
-
 async function storeCall(mf: Miniflare, body: object): Promise<{ outcomes?: unknown[]; error?: unknown }> {
   const response = await fetchFrom(mf, 'a', '/store', {
     method: 'POST',
@@ -73,7 +54,7 @@ describe.each([
   beforeAll(async () => {
     mf = twoWorkers({ limit: 10, userLimit: 3, ...placement });
     await mf.ready;
-    await bothAnswer(mf);
+    await untilAnswered(mf, ['a', 'b']);
   });
   afterAll(() => mf?.dispose());
 
