@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ABORTED, Denial, isThenable, LimiterDecision, TurnQueue } from '@floodgate/core/http';
+import { ABORTED, Denial, isThenable, TurnQueue } from '@floodgate/core/http';
 import type { GateResult } from '@floodgate/core/http';
 import { nodeResponse, TRACKER } from './driver';
 import { denialException, RateLimitException } from './exception';
@@ -87,15 +87,14 @@ export class FloodgateGuard implements CanActivate {
     if (plan.skip) return true;
     const gate = plan.gate;
     const { req, res } = this.getRequestResponse(context);
-    const earlier = req.rateLimit;
     // Another Floodgate guard (the app's, and a subclass on the controller, say) decided this
     // request on this route already: it is counted once, its decision and tracker stand.
-    if (earlier instanceof LimiterDecision && earlier.ownedBy(gate)) return true;
+    if (gate.owns(req.rateLimit)) return true;
     // Marked only for a tracker of its own (a property added to every request, or looked up on
     // every one, was the costliest line of the guard); unmarked when a guard with one may have run.
     if (this.#ownTracker) req[TRACKER] = this;
     else if (trackingGuards > 0 && req[TRACKER] !== undefined) req[TRACKER] = undefined;
-    // The gate's own test of `earlier` is the one above: not asked twice.
+    // The gate's own test of `req.rateLimit` is the one above: not asked twice.
     const result = gate.check(req, res, undefined);
     if (!isThenable(result)) return this.#apply(result, gate, req, res);
     return Promise.resolve(result).then((settled) => admitted(this.#apply(settled, gate, req, res)));

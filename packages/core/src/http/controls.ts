@@ -1,6 +1,6 @@
 import { writeHeaders } from './headers';
 import { WarningCode } from '../base/warnings';
-import { LimiterDecision } from '../limiter/limiter-decision';
+import type { LimiterDecision } from '../limiter/limiter-decision';
 import { RequestContext } from './context';
 import type { Decision } from '../limiter/decision';
 import type { Duration } from '../base/duration';
@@ -69,7 +69,7 @@ export async function statusReport<Req, Res>(
   res: Res,
   earlier: unknown,
 ): Promise<StatusReport | Denial> {
-  if (earlier instanceof LimiterDecision && earlier.ownedBy(gate) && earlier.finishOnce()) {
+  if (gate.owns(earlier) && earlier.finishOnce()) {
     gate.config.warn(
       WarningCode.statusBehind,
       "the status route runs behind its own middleware, which cannot tell that requests for it are for the status route (it is not in the app's own routes, or a handler calls it): a client that is limited gets 429 there instead of its standing. Mount the status route before the middleware, or directly on the app",

@@ -118,8 +118,13 @@ export class Gate<Req, Res> implements AddressSource<Req> {
     return ip;
   }
 
+  /** True when `earlier` (what a request carries as its `rateLimit`) is a decision this gate made. */
+  owns(earlier: unknown): earlier is LimiterDecision {
+    return earlier instanceof LimiterDecision && earlier.ownedBy(this);
+  }
+
   #check(req: Req, res: Res, earlier: unknown, routePriority: Priority | undefined): MaybePromise<GateResult> {
-    if (earlier instanceof LimiterDecision && earlier.ownedBy(this)) {
+    if (this.owns(earlier)) {
       this.#ranTwice(routePriority);
       return earlier;
     }
