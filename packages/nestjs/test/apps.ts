@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { Controller, Get, Inject, Module, Post, Req, UseGuards } from '@nestjs/common';
 import type { INestApplication, Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, NestFactory } from '@nestjs/core';
@@ -13,6 +14,8 @@ export type Platform = (typeof platforms)[number];
 
 export interface NestTestApp {
   url: string;
+  /** The platform's Node HTTP server. */
+  server: Server;
   close(): Promise<void>;
 }
 
@@ -159,7 +162,11 @@ export async function startNest(
     app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, { logger: false, abortOnError: false });
   }
   await app.listen(0, '127.0.0.1');
-  return { url: (await app.getUrl()).replace('[::1]', '127.0.0.1'), close: () => app.close() };
+  return {
+    url: (await app.getUrl()).replace('[::1]', '127.0.0.1'),
+    server: app.getHttpServer(),
+    close: () => app.close(),
+  };
 }
 
 /** The problem details a 429 of a spent `ip` layer (window 1 minute) carries, in the order every adapter writes them. */

@@ -111,8 +111,9 @@ describe('a Redis that is gone (killed)', () => {
   it.each(platforms)(
     '%s: failMode closed answers 503 problem+json, local limits in memory, open lets all through',
     async (platform) => {
-      const store = new RedisStore({ client });
-      const quiet = { onWarning: () => {}, onStoreError: () => {} };
+      // A frozen clock: on the real one, a minute boundary between two requests would reset the fixed window.
+      const store = new RedisStore({ client, clock });
+      const quiet = { onWarning: () => {}, onStoreError: () => {}, clock };
       const apps = await Promise.all(
         (['closed', 'local', 'open'] as const).map(async (failMode) => ({
           failMode,
@@ -141,10 +142,11 @@ describe('a Redis that is gone (killed)', () => {
   it.each(platforms)(
     '%s: a frozen Redis answers within the timeout, failMode local keeps the limit in memory',
     async (platform) => {
-      const store = new RedisStore({ client });
+      const store = new RedisStore({ client, clock });
       const app = await startNest(platform, {
         limits: rule(3),
         store,
+        clock,
         prefix: 'frozen',
         timeout: 50,
         failMode: 'local',
