@@ -14,7 +14,9 @@ describe('a clock that does not answer epoch milliseconds', () => {
   ])('%s: every algorithm still limits, headers carry numbers, and it is reported once', async (_name, reading) => {
     const warnings: FloodgateWarning[] = [];
     const clock = () => reading as number;
-    for (const algorithm of [fixedWindow({ limit: 2, window: '1m' }), slidingWindow({ limit: 2, window: '1m' })]) {
+    // Each bad reading is replaced by Date.now(): an hour-long fixed window keeps a boundary (which
+    // would reset the count) from falling between the three requests.
+    for (const algorithm of [fixedWindow({ limit: 2, window: '1h' }), slidingWindow({ limit: 2, window: '1m' })]) {
       const limiter = createLimiter({
         limits: [{ name: 'ip', key: () => 'k', algorithm }],
         clock,
@@ -47,7 +49,8 @@ describe('a clock that does not answer epoch milliseconds', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     try {
       const store = new MemoryStore({ clock: () => Number.NaN });
-      const call = { key: 'k', algorithm: fixedWindow({ limit: 1, window: '1m' }), cost: 1 };
+      // Date.now() stands in for NaN: an hour-long window keeps a boundary from falling between the two calls.
+      const call = { key: 'k', algorithm: fixedWindow({ limit: 1, window: '1h' }), cost: 1 };
       expect(store.consumeNow([call], '')[0]?.allowed).toBe(true);
       expect(store.consumeNow([call], '')[0]?.allowed).toBe(false);
       expect(warn).toHaveBeenCalledTimes(1);

@@ -3,11 +3,16 @@ import { createLimiter, fixedWindow, MemoryStore } from '@floodgate/core';
 import type { FloodgateWarning } from '@floodgate/core';
 import { contextOf } from './keys/context';
 
+// A frozen clock: on the real one a minute boundary between the requests would reset the window.
+const T0 = Date.UTC(2026, 0, 1);
+const clock = () => T0;
+
 describe("a key function is held to the limiter's timeout, like an algorithm function", () => {
   it('a key that never settles is counted under the rule by client address once the timeout has passed', async () => {
     const warnings: FloodgateWarning[] = [];
-    const store = new MemoryStore();
+    const store = new MemoryStore({ clock });
     const limiter = createLimiter({
+      clock,
       limits: [
         { name: 'user', key: () => new Promise<string>(() => {}), algorithm: fixedWindow({ limit: 2, window: '1m' }) },
       ],
@@ -32,6 +37,7 @@ describe("a key function is held to the limiter's timeout, like an algorithm fun
   it('a key that settles in time is used as given', async () => {
     const limiter = createLimiter({
       limits: [{ name: 'user', key: async () => 'alice', algorithm: fixedWindow({ limit: 1, window: '1m' }) }],
+      clock,
       timeout: 1000,
       onWarning: () => {},
     });

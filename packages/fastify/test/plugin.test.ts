@@ -27,7 +27,9 @@ describe.each([
 
   it('routes override with config.rateLimit or opt out with false; handler answers a deny', async () => {
     const app = fastify();
-    await app.register(floodgateDefault, { limit: 1, window: '1m' });
+    // A frozen clock (the route's own layers take it too): on the real one a minute boundary
+    // between the requests to /own would reset its fixed window.
+    await app.register(floodgateDefault, { limit: 1, window: '1m', clock: () => T0 });
     app.get('/free', { config: { rateLimit: false } }, async () => 'free');
     const own = { limits: [{ name: 'route', key: () => 'all', algorithm: fixedWindow({ limit: 2, window: '1m' }) }] };
     app.get('/own', { config: { rateLimit: own } }, async () => 'own');

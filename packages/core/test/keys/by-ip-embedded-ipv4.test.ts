@@ -45,8 +45,11 @@ describe('byIp and an IPv6 address with an embedded dotted quad (catalogue E48)'
   });
 
   it('through a limiter: dotted-quad addresses in one /56 share a bucket, and the IPv4 address keeps its own', async () => {
+    // A frozen clock: on the real one a minute boundary between the requests would refill the bucket.
+    const clock = () => Date.UTC(2026, 0, 1);
     const limiter = createLimiter({
-      store: new MemoryStore(),
+      store: new MemoryStore({ clock }),
+      clock,
       limits: [{ name: 'ip', key: byIp(), algorithm: fixedWindow({ limit: 1, window: '1m' }) }],
     });
     const consume = (ip: string) => limiter.consume(contextOf({ ip }));
