@@ -1,6 +1,7 @@
 import { adaptiveConcurrency, byIp, fixedWindow } from '@floodgate/core';
 import { describe, expect, it, vi } from 'vitest';
 import { drivers, get } from './drivers.ts';
+import { T0 } from './suite.ts';
 import type { AppSpec, Running } from './drivers.ts';
 
 /**
@@ -45,7 +46,9 @@ describe.each(drivers)('$name', (driver) => {
     const layer = adaptiveConcurrency({ initialLimit: 2, minLimit: 1, maxLimit: 2 });
     const gate = holdGate();
     const limits = [layer, { name: 'ip', key: byIp(), algorithm: fixedWindow({ limit: 5, window: '1m' }) }];
-    await withApp(driver, { options: { limits }, hold: gate.hold }, async (app) => {
+    // A frozen clock (the default MemoryStore reads it too): the count of charged requests checked
+    // below would start again if the wall clock crossed a minute meanwhile.
+    await withApp(driver, { options: { limits, clock: () => T0 }, hold: gate.hold }, async (app) => {
       const held = [get(app.url, '/hold'), get(app.url, '/hold')];
       await gate.arrived(2);
       expect(layer.snapshot().inFlight).toBe(2);

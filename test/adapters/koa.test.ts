@@ -234,7 +234,10 @@ describe('a Redis that is gone (killed)', () => {
   });
 
   it('failMode closed answers 503, local keeps limiting in memory, open lets everything through', async () => {
-    const store = new RedisStore({ client });
+    // A frozen clock for the limiter (its local fallback reads it) and the store: the fallback's
+    // [200, 200, 429] would be [200, 200, 200] if the wall clock crossed a minute between them.
+    const clock = () => T0;
+    const store = new RedisStore({ client, clock });
     const apps = await Promise.all(
       (['closed', 'local', 'open'] as const).map(async (failMode) => {
         const app = new Koa<RateLimitState>();
@@ -242,6 +245,7 @@ describe('a Redis that is gone (killed)', () => {
           rateLimit({
             limits: ipRule(2),
             store,
+            clock,
             prefix: `dead-${failMode}`,
             failMode,
             onWarning: () => {},

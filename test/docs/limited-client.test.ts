@@ -1,3 +1,4 @@
+import { type Duration, parseDuration } from '@floodgate/core';
 import { describe, expect, it } from 'vitest';
 import { codeBlocks } from './support/readmes.ts';
 import { runSnippet } from './support/run.ts';
@@ -63,6 +64,14 @@ const limits = [
 ];
 `;
 
+/**
+ * The layers' windows, in ms: they count on the real clock, aligned to the epoch, so the harness
+ * waits, when needed, until none of them ends during the steps (alice's 4th request would pass).
+ */
+const WINDOWS = [...LAYERS.matchAll(/\bwindow: '([^']+)'/g)]
+  .map((match) => parseDuration(match[1] as Duration))
+  .join(',');
+
 const member = (user: string) => ({ 'x-user': user, 'x-tenant-id': 'acme' });
 const alice = member('alice');
 const STEPS = [
@@ -101,7 +110,7 @@ describe.each(Object.keys(APPS))('%s: the routes a limited client must reach', (
       readme: `${readme}.limited`,
       code: `${prelude}${LAYERS}${block.code}${epilogue}`,
     };
-    const result = await runSnippet(app.dir, assembled, { PROBE_STEPS: JSON.stringify(STEPS) });
+    const result = await runSnippet(app.dir, assembled, { PROBE_STEPS: JSON.stringify(STEPS), PROBE_WINDOWS: WINDOWS });
     expect(result.stderr.split('\n').filter((line) => /Error|at /.test(line))).toEqual([]);
     const answers = result.probe?.steps ?? [];
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429, 200, 403, 204, 200, 404, 429, 200]);

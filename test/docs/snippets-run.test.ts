@@ -1,3 +1,4 @@
+import { type Duration, parseDuration } from '@floodgate/core';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RedisServer, startRedis } from '../helpers/redis-server.ts';
@@ -45,6 +46,14 @@ beforeEach(async () => {
 /** The first `limit: N` of a block: the limit its server must enforce. */
 const limitOf = (block: CodeBlock) => Number(/\blimit: (\d+)/.exec(block.code)?.[1]);
 
+/**
+ * Every `window: '...'` of a block, in ms. The snippets count on the real clock (Redis' TIME for a
+ * RedisStore) in windows aligned to the epoch: the harness waits, when needed, until none of them
+ * ends during its probe, where a new window would let more than the limit through.
+ */
+const windowsOf = (block: CodeBlock) =>
+  [...block.code.matchAll(/\bwindow: '([^']+)'/g)].map((match) => parseDuration(match[1] as Duration)).join(',');
+
 describe('README snippets that are complete', () => {
   it('include the quick starts and the Redis setup of the root README', () => {
     const root = runnable.filter((block) => block.readme === 'README.md');
@@ -52,7 +61,7 @@ describe('README snippets that are complete', () => {
   });
 
   it.each(runnable.map((block) => [`${block.readme}:${block.line}`, block] as const))('%s runs', async (_, block) => {
-    const result = await runSnippet(app.dir, block, { REDIS_URL: redis.url });
+    const result = await runSnippet(app.dir, block, { REDIS_URL: redis.url, PROBE_WINDOWS: windowsOf(block) });
     expect(result.stderr.split('\n').filter((line) => /Error|at /.test(line))).toEqual([]);
     expect(result.code).toBe(0);
     if (result.probe === undefined) return;

@@ -41,7 +41,25 @@ net.Server.prototype.listen = function freePortListen(...args) {
   return callback === undefined ? listen.call(this, 0, '127.0.0.1') : listen.call(this, 0, '127.0.0.1', callback);
 };
 
+/**
+ * Fixed and sliding windows are aligned to the epoch: a count the probe checks starts again (or
+ * a sliding estimate lets more through) when one ends among its requests. PROBE_WINDOWS (window
+ * lengths in ms, comma-separated) makes the probe wait, when needed, until each of them has at
+ * least PROBE_MARGIN ms (default 5000) left.
+ */
+async function clearOfWindowEdges() {
+  const windows = (process.env.PROBE_WINDOWS ?? '').split(',').filter(Boolean).map(Number);
+  const margin = Number(process.env.PROBE_MARGIN ?? 5000);
+  for (let round = 0; round < 10; round++) {
+    const now = Date.now();
+    const waits = windows.map((window) => window - (now % window)).filter((left) => left < margin);
+    if (waits.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(...waits) + 1));
+  }
+}
+
 async function probe(port) {
+  await clearOfWindowEdges();
   if (process.env.PROBE_STEPS !== undefined)
     return { statuses: [], steps: await send(port, JSON.parse(process.env.PROBE_STEPS)) };
   const statuses = [];
