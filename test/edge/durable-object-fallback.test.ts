@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleWorker } from './bundle.ts';
-import { burst, fetchFrom, startWorkers, untilAnswered } from './miniflare.ts';
+import { burst, fetchFrom, readBodies, startWorkers, untilAnswered } from './miniflare.ts';
 import type { Miniflare } from 'miniflare';
 import type { WorkerBundle } from './bundle.ts';
 
@@ -71,7 +71,7 @@ describe.each([
   it('each isolate admits its share: two Workers together admit the limit', async () => {
     const responses = await burst(mf, ['a', 'b'], '/limited/w', 30, { 'cf-connecting-ip': '203.0.113.10' });
     const codes = responses.map((response) => response.status);
-    await Promise.all(responses.map((response) => response.arrayBuffer()));
+    await readBodies(mf, responses);
     expect(codes.filter((code) => code === 200).length).toBe(10);
     expect(codes.filter((code) => code !== 200 && code !== 429)).toEqual([]);
   });

@@ -24,6 +24,10 @@ export interface WorkerSpec {
   flags?: string[];
 }
 
+/** The end of each Miniflare's workerd error output, for failures to quote (see readBodies). */
+const stderrTails = new WeakMap<Miniflare, string>();
+const STDERR_TAIL = 2000;
+
 /**
  * Starts workerd (through miniflare) with one isolate per spec, every one running `bundle`.
  * Durable Objects keep their storage in memory and vanish with `dispose()`. `onStderr` receives
@@ -34,15 +38,24 @@ export function startWorkers(
   specs: readonly WorkerSpec[],
   onStderr?: (text: string) => void,
 ): Miniflare {
-  return new Miniflare({
-    ...(onStderr === undefined
-      ? {}
-      : {
-          handleRuntimeStdio(stdout: Readable, stderr: Readable) {
-            stdout.resume();
-            stderr.on('data', (chunk: Buffer) => onStderr(chunk.toString()));
-          },
-        }),
+  let mf: Miniflare | undefined;
+  let early = '';
+  const keep = (text: string) => {
+    const tail = ((mf === undefined ? early : (stderrTails.get(mf) ?? early)) + text).slice(-STDERR_TAIL);
+    if (mf === undefined) early = tail;
+    else stderrTails.set(mf, tail);
+  };
+  mf = new Miniflare({
+    handleRuntimeStdio(stdout: Readable, stderr: Readable) {
+      if (onStderr === undefined) stdout.pipe(process.stdout);
+      else stdout.resume();
+      stderr.on('data', (chunk: Buffer) => {
+        const text = chunk.toString();
+        keep(text);
+        if (onStderr === undefined) process.stderr.write(text);
+        else onStderr(text);
+      });
+    },
     workers: specs.map((spec) => ({
       name: spec.name,
       // fetchFrom() reaches each Worker by its own host name.
@@ -68,6 +81,31 @@ export function startWorkers(
           }),
     })),
   });
+  stderrTails.set(mf, early);
+  return mf;
+}
+
+/**
+ * Reads every response's body. One that cannot be read (miniflare reads the body of a response
+ * that reports an uncaught error in the Worker) fails with the end of workerd's error output, so
+ * that the failure names the error.
+ */
+export async function readBodies(mf: Miniflare, responses: readonly Response[]): Promise<string[]> {
+  const read = await Promise.allSettled(responses.map((response) => response.text()));
+  const failed = read.flatMap((result, i) => {
+    if (result.status === 'fulfilled') return [];
+    const response = responses[i] as Response;
+    return [
+      `#${i}: ${response.status} ${JSON.stringify(Object.fromEntries(response.headers as unknown as Iterable<[string, string]>))}: ${String(result.reason)}`,
+    ];
+  });
+  if (failed.length > 0) {
+    const stderr = stderrTails.get(mf) ?? '';
+    throw new Error(
+      `response bodies that could not be read: ${failed.join('; ')}; workerd's stderr ends with: ${stderr}`,
+    );
+  }
+  return read.map((result) => (result as PromiseFulfilledResult<string>).value);
 }
 
 /** A request to the Worker `worker` (each is routed by host name). */
