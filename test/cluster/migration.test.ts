@@ -107,11 +107,19 @@ async function migrateUnderLoad() {
   await phase('closed');
   const runsBefore = [await scriptRuns(cluster, source), await scriptRuns(cluster, target)];
   const redisBefore = tally.redisAllowed;
+  const callsBefore = store.calls;
   const degradedOnTarget = await phase('on target');
   const redisOnTarget = tally.redisAllowed - redisBefore;
+  const callsOnTarget = [callsBefore, store.calls];
   const runsAfter = [await scriptRuns(cluster, source), await scriptRuns(cluster, target)];
   await stop();
   await store.settled();
+  // How the calls made on the target alone ended (and the WORKERS before, whose decisions may have
+  // come back in this phase): each that took longer than the deadline is one the limiter gave up
+  // on (a busy host can hold up the event loop or Redis that long).
+  const endsOnTarget = store.ends.slice(Math.max(0, (callsOnTarget[0] as number) - WORKERS), callsOnTarget[1]);
+  const lateOnTarget = endsOnTarget.filter((end) => end !== 'failed' && end > TIMEOUT).length;
+  const failedOnTarget = endsOnTarget.filter((end) => end === 'failed').length;
 
   const stored = await Promise.all(
     keys.map(async (key) => Number(await cluster.command(target, 'HGET', key, 'count'))),
@@ -124,7 +132,7 @@ async function migrateUnderLoad() {
       `(${tally.slowestWithoutStalls().toFixed(0)} without loop stalls), ` +
       `store errors ${JSON.stringify(byMessage(storeErrors))}; TRYAGAIN ${errors.tryAgain}, ASK ${errors.ask}, ` +
       `MOVED ${errors.moved.join('/')} (source/target/other), NOSCRIPT on target ${errors.noScriptOnTarget}; ` +
-      `degraded per phase [${phases.join(', ')}]; ${store.charged} charged (${store.charged - admittedByRedis} ` +
+      `degraded per phase [${phases.join(', ')}], calls late on target ${lateOnTarget}; ${store.charged} charged (${store.charged - admittedByRedis} ` +
       `after the deadline, took ${JSON.stringify(store.lateCharges)} ms), stored ${stored.join('/')}; ` +
       `calls never run: ${JSON.stringify(byMessage(store.failures))}`,
   );
@@ -137,6 +145,8 @@ async function migrateUnderLoad() {
     stored,
     errors,
     degradedOnTarget,
+    lateOnTarget,
+    failedOnTarget,
     redisOnTarget,
     ranOnSource: (runsAfter[0] as number) - (runsBefore[0] as number),
     ranOnTarget: (runsAfter[1] as number) - (runsBefore[1] as number),
@@ -169,9 +179,13 @@ describe('slot migration of a hot identity under load (D45)', () => {
     // Every Redis-backed admission is in Redis; the excess is only calls answered after the deadline.
     expect(run.charged).toBeGreaterThanOrEqual(run.admittedByRedis);
     expect(run.charged - run.admittedByRedis).toBeLessThanOrEqual(run.tally.degraded);
-    // Afterwards the target alone serves the slot, and every decision is Redis-backed again.
+    // Afterwards the target alone serves the slot, and every decision is Redis-backed again: every
+    // call runs there, none fails, and a decision is local only where its call, run on the target,
+    // came back after the deadline (a stalled host: CI once saw 3 of 200), which must stay rare.
     expect(run.owner.port).toBe(run.target.port);
-    expect(run.degradedOnTarget).toBe(0);
+    expect(run.failedOnTarget).toBe(0);
+    expect(run.degradedOnTarget).toBeLessThanOrEqual(run.lateOnTarget);
+    expect(run.lateOnTarget).toBeLessThanOrEqual(PHASE / 20);
     expect(run.ranOnSource).toBe(0);
     // Up to WORKERS of the phase's decisions may have run before its first INFO was read.
     expect(run.ranOnTarget).toBeGreaterThanOrEqual(run.redisOnTarget - WORKERS);

@@ -15,6 +15,8 @@ export class WitnessedStore implements PartitionedStore {
   readonly lateCharges: number[] = [];
   /** The final error of every call that failed. */
   readonly failures: unknown[] = [];
+  /** How each call ended, by the order it was made: its time in ms, or 'failed'. */
+  readonly ends: (number | 'failed')[] = [];
   readonly #pending = new Set<Promise<void>>();
 
   constructor(
@@ -23,17 +25,20 @@ export class WitnessedStore implements PartitionedStore {
   ) {}
 
   consume(calls: readonly LayerCall[], requestId: string): Promise<LayerOutcome[]> {
+    const index = this.calls;
     this.calls += 1;
     const started = performance.now();
     const reply = this.inner.consume(calls, requestId);
     const seen = reply.then(
       (outcomes) => {
+        this.ends[index] = performance.now() - started;
         if (!outcomes.every((outcome) => outcome.allowed)) return;
         this.charged += 1;
         const took = performance.now() - started;
         if (took > this.lateAfterMs) this.lateCharges.push(Math.round(took));
       },
       (error: unknown) => {
+        this.ends[index] = 'failed';
         this.failures.push(error);
       },
     );
