@@ -115,8 +115,7 @@ async function migrateUnderLoad() {
   await stop();
   await store.settled();
   // How the calls made on the target alone ended (and the WORKERS before, whose decisions may have
-  // come back in this phase): each that took longer than the deadline is one the limiter gave up
-  // on (a busy host can hold up the event loop or Redis that long).
+  // come back in this phase): each that took longer than the deadline is one the limiter gave up on.
   const endsOnTarget = store.ends.slice(Math.max(0, (callsOnTarget[0] as number) - WORKERS), callsOnTarget[1]);
   const lateOnTarget = endsOnTarget.filter((end) => end !== 'failed' && end > TIMEOUT).length;
   const failedOnTarget = endsOnTarget.filter((end) => end === 'failed').length;
@@ -181,7 +180,8 @@ describe('slot migration of a hot identity under load (D45)', () => {
     expect(run.charged - run.admittedByRedis).toBeLessThanOrEqual(run.tally.degraded);
     // Afterwards the target alone serves the slot, and every decision is Redis-backed again: every
     // call runs there, none fails, and a decision is local only where its call, run on the target,
-    // came back after the deadline (a stalled host: CI once saw 3 of 200), which must stay rare.
+    // came back after the deadline, which must stay rare (CI once saw 3 of 200, each 104 ms: a host
+    // held up, or a retry the client scheduled around the migration's last step).
     expect(run.owner.port).toBe(run.target.port);
     expect(run.failedOnTarget).toBe(0);
     expect(run.degradedOnTarget).toBeLessThanOrEqual(run.lateOnTarget);
