@@ -4,7 +4,7 @@ import { DENIED_KEY, HOT_KEY, LOAD } from './config.mjs';
 import { cpuMicros, runCollecting } from './processes.mjs';
 
 const LUA = new URL('./load.lua', import.meta.url).pathname;
-const SCRIPT_COMMANDS = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro', 'fcall', 'fcall_ro']);
+export const SCRIPT_COMMANDS = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro', 'fcall', 'fcall_ro']);
 /** Our own admin commands, left out of the counts. */
 const ADMIN_COMMANDS = new Set(['info', 'config|resetstat']);
 
@@ -27,7 +27,7 @@ export async function wrk(port, keys, seconds) {
 }
 
 /** INFO commandstats as { command: { calls, usec } }, without our own admin commands. */
-async function commandStats(admin) {
+export async function commandStats(admin) {
   const text = await admin.info('commandstats');
   const stats = {};
   for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {

@@ -15,6 +15,7 @@ import { redisServerVersion, startRedisServer } from '../redis-server.mjs';
 import { median } from '../stats.mjs';
 import { CONTENDERS, HOT_KEY, SCENARIOS } from './config.mjs';
 import { LATENCY_CONTENDERS } from './latency.mjs';
+import { commandStats, SCRIPT_COMMANDS } from './measure.mjs';
 import { cpuMicros, startServer } from './processes.mjs';
 
 const names = process.argv.length > 2 ? process.argv.slice(2) : LATENCY_CONTENDERS.fastify;
@@ -92,12 +93,12 @@ try {
       row.wall.push(wall);
       row.node.push((await nodeCpu()) / REQUESTS);
       row.redis.push((await redisCpu()) / REQUESTS);
-      const stats = await admin.info('commandstats');
       let calls = 0;
       let usec = 0;
-      for (const match of stats.matchAll(/^cmdstat_(?:eval|evalsha|fcall)[^:]*:calls=(\d+),usec=(\d+)/gm)) {
-        calls += Number(match[1]);
-        usec += Number(match[2]);
+      for (const [command, stat] of Object.entries(await commandStats(admin))) {
+        if (!SCRIPT_COMMANDS.has(command)) continue;
+        calls += stat.calls;
+        usec += stat.usec;
       }
       if (calls > 0) row.script.push(usec / calls);
       console.log(`${name.padEnd(32)} round ${round + 1}: ${wall.toFixed(1)} µs/request`);

@@ -110,13 +110,13 @@ async function migrateUnderLoad() {
   const callsBefore = store.calls;
   const degradedOnTarget = await phase('on target');
   const redisOnTarget = tally.redisAllowed - redisBefore;
-  const callsOnTarget = [callsBefore, store.calls];
+  const callsAfter = store.calls;
   const runsAfter = [await scriptRuns(cluster, source), await scriptRuns(cluster, target)];
   await stop();
   await store.settled();
   // How the calls made on the target alone ended (and the WORKERS before, whose decisions may have
   // come back in this phase): each that took longer than the deadline is one the limiter gave up on.
-  const endsOnTarget = store.ends.slice(Math.max(0, (callsOnTarget[0] as number) - WORKERS), callsOnTarget[1]);
+  const endsOnTarget = store.ends.slice(Math.max(0, callsBefore - WORKERS), callsAfter);
   const lateOnTarget = endsOnTarget.filter((end) => end !== 'failed' && end > TIMEOUT).length;
   const failedOnTarget = endsOnTarget.filter((end) => end === 'failed').length;
 

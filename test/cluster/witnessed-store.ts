@@ -31,10 +31,10 @@ export class WitnessedStore implements PartitionedStore {
     const reply = this.inner.consume(calls, requestId);
     const seen = reply.then(
       (outcomes) => {
-        this.ends[index] = performance.now() - started;
+        const took = performance.now() - started;
+        this.ends[index] = took;
         if (!outcomes.every((outcome) => outcome.allowed)) return;
         this.charged += 1;
-        const took = performance.now() - started;
         if (took > this.lateAfterMs) this.lateCharges.push(Math.round(took));
       },
       (error: unknown) => {

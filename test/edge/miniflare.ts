@@ -25,7 +25,7 @@ export interface WorkerSpec {
 }
 
 /** The end of each Miniflare's workerd error output, for failures to quote (see readBodies). */
-const stderrTails = new WeakMap<Miniflare, string>();
+const stderrTails = new WeakMap<Miniflare, { text: string }>();
 const STDERR_TAIL = 2000;
 
 /**
@@ -38,20 +38,14 @@ export function startWorkers(
   specs: readonly WorkerSpec[],
   onStderr?: (text: string) => void,
 ): Miniflare {
-  let mf: Miniflare | undefined;
-  let early = '';
-  const keep = (text: string) => {
-    const tail = ((mf === undefined ? early : (stderrTails.get(mf) ?? early)) + text).slice(-STDERR_TAIL);
-    if (mf === undefined) early = tail;
-    else stderrTails.set(mf, tail);
-  };
-  mf = new Miniflare({
+  const tail = { text: '' };
+  const mf = new Miniflare({
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
       if (onStderr === undefined) stdout.pipe(process.stdout);
       else stdout.resume();
       stderr.on('data', (chunk: Buffer) => {
         const text = chunk.toString();
-        keep(text);
+        tail.text = (tail.text + text).slice(-STDERR_TAIL);
         if (onStderr === undefined) process.stderr.write(text);
         else onStderr(text);
       });
@@ -81,14 +75,14 @@ export function startWorkers(
           }),
     })),
   });
-  stderrTails.set(mf, early);
+  stderrTails.set(mf, tail);
   return mf;
 }
 
 /**
- * Reads every response's body. One that cannot be read (miniflare reads the body of a response
- * that reports an uncaught error in the Worker) fails with the end of workerd's error output, so
- * that the failure names the error.
+ * Reads every response's body. One that cannot be read (CI once saw "Body is unusable" on a burst,
+ * cause unknown: a Worker that throws answers a readable 500 here) fails naming each such response
+ * and quoting the end of workerd's error output, where an error the Worker hit would be.
  */
 export async function readBodies(mf: Miniflare, responses: readonly Response[]): Promise<string[]> {
   const read = await Promise.allSettled(responses.map((response) => response.text()));
@@ -100,7 +94,7 @@ export async function readBodies(mf: Miniflare, responses: readonly Response[]):
     ];
   });
   if (failed.length > 0) {
-    const stderr = stderrTails.get(mf) ?? '';
+    const stderr = stderrTails.get(mf)?.text ?? '';
     throw new Error(
       `response bodies that could not be read: ${failed.join('; ')}; workerd's stderr ends with: ${stderr}`,
     );
@@ -116,8 +110,8 @@ export function fetchFrom(mf: Miniflare, worker: string, path: string, init: Req
 /**
  * Waits until each of `workers` has answered a request of its own with 200 (a client address no
  * test uses), so that a test's first burst is not also the first contact with the object a Worker
- * borrows from another: once, on a cold start, one of 40 responses came back already read by
- * miniflare (which reads the body of a response that reports an uncaught error).
+ * borrows from another: once, on a cold start, one of 40 responses came back with a body that
+ * could not be read (see readBodies).
  */
 export async function untilAnswered(mf: Miniflare, workers: readonly string[]): Promise<void> {
   for (const worker of workers) {

@@ -53,12 +53,10 @@ async function clearOfWindowEdges() {
   // Past a few rounds the windows' edges are too dense for any wait to help.
   for (let round = 0; round < 3; round++) {
     const now = Date.now();
-    const waits = windows
-      .map((window) => ({ left: window - (now % window), needed: Math.min(margin, window / 4) }))
-      .filter(({ left, needed }) => left < needed)
-      .map(({ left }) => left);
-    if (waits.length === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(...waits) + 1));
+    const lefts = windows.map((window) => window - (now % window));
+    const wait = Math.max(0, ...lefts.filter((left, i) => left < Math.min(margin, windows[i] / 4)));
+    if (wait === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, wait + 1));
   }
 }
 
